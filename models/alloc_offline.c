@@ -163,7 +163,7 @@ static void off_destroy(void *st)
 }
 
 /* planner: optimal without a proof: named and placed at the limit that stopped the search,
- * with its value, else (the set too large to search) at planner. Until 2026-11-27 it was always
+ * with its value, else (the set too large to search) at planner. Until 2026-11-28 it was always
  * "within search_budget N" at the budget, even at 0 (no limit) when the time limit had run out,
  * and a time limit only added " and time_limit T" (before that day its name alone). */
 static int off_unproven(const offline *f, uint64_t h, uint64_t lb, am_error *err)

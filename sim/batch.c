@@ -4105,7 +4105,7 @@ static void worker_keep_messages(const char *dir)
     char *p = worker_msg_path(dir, getpid());
     /* a new file of the worker's own, as an output's temporary is (sim/outfile.c, tmp_create):
      * whatever has its name (a file of a process of the same PID, a planted symbolic link) goes
-     * first, and a link is never followed. Until 2026-11-27 it was opened with O_TRUNC: a link
+     * first, and a link is never followed. Until 2026-11-28 it was opened with O_TRUNC: a link
      * there had the messages written into the file it named. */
     unlink(p);
     int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -5790,7 +5790,7 @@ static int runs_in_way(const char *runs, const char *to, am_error *err)
                    what, to);
 }
 
-/* runs_in_way for out/runs, before anything is written. Until 2026-11-27 mkdir took a file's
+/* runs_in_way for out/runs, before anything is written. Until 2026-11-28 mkdir took a file's
  * EEXIST as a folder: a batch recorded every run as `missing` saying "0 failed" and that the
  * same command again runs them (it never could), and --merge ended with status 0 and linked
  * no run. */
@@ -5859,7 +5859,7 @@ static int merge_prepare(const char *out, const char *runs, const char *mtext, o
 static int merge_into(int argc, char **argv, const char *out, int is_csv, int quiet);
 
 /* --merge with its folders (and OUT, unless it is OUT.csv) taken without the slashes that end
- * them, so that the paths made from them have single slashes (until 2026-11-27 `-o ./sh2/`
+ * them, so that the paths made from them have single slashes (until 2026-11-28 `-o ./sh2/`
  * said ./sh2//matrix.tsv). Whether OUT names the table itself is decided on OUT as given, and
  * passed on: OUT.csv/ is a folder, though it ends in .csv once trimmed (until 2026-11-28 the
  * test came after the trim, and `-o new.csv/` wrote a file new.csv). */

@@ -215,12 +215,12 @@ const char *am_input_name(const char *path);
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
 int am_path_join(char *dst, size_t n, const char *dir, const char *name);
 /* am_path_join into a malloc'd string, whatever dir's length (freed by the caller): `-o ro/`
- * names ro/summary.json in messages (until 2026-11-27 ro//summary.json), and a report's long
- * DIR is not cut (until 2026-11-27 at 1024 bytes: it read DIR/results.cs and wrote
+ * names ro/summary.json in messages (until 2026-11-28 ro//summary.json), and a report's long
+ * DIR is not cut (until 2026-11-28 at 1024 bytes: it read DIR/results.cs and wrote
  * DIR/report.htm, status 0). */
 char *am_path_join_dup(const char *dir, const char *name);
 /* A copy of folder path dir (malloc'd) without the slashes that end it ("out1/" gives "out1";
- * "/" stays "/"), so that every path made from it has single slashes (until 2026-11-27 `batch
+ * "/" stays "/"), so that every path made from it has single slashes (until 2026-11-28 `batch
  * SWEEP -o st/` said `st//results.csv`). */
 char *am_dir_trim(const char *dir);
 

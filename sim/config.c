@@ -1174,7 +1174,7 @@ const char *cfg_opt_number_form(const opt_desc *o, const char *text)
 
 /* A non-negative integer, plain ("1000") or with an exponent ("1e3", "1.5e3") when its value is
  * whole: sizes took 1e9 and integers did not until 2026-11-27. No unit. -2 when it is a number
- * of 2^64 or more, which no field holds (until 2026-11-27 "1e30" was "expected a non-negative
+ * of 2^64 or more, which no field holds (until 2026-11-28 "1e30" was "expected a non-negative
  * integer", as if it were not a number at all). */
 static int parse_uint(const char *s, uint64_t *u)
 {

@@ -961,7 +961,7 @@ int convert_check_trace(trace *t, const am_config *cfg, const char *in, int leni
 /* The allocator settings a recording was made with (trace_settings: a snapshot's
  * allocator_settings) that differ from PyTorch's defaults, named on stderr: no output form
  * carries them, so a run of the conversion cannot warn, as the recording's run does, that the
- * config sets them otherwise (until 2026-11-27 they were dropped without a word). Settings at
+ * config sets them otherwise (until 2026-11-28 they were dropped without a word). Settings at
  * their defaults lose nothing a run of a default caching config would say. */
 /* Two settings' values the same: as text, or as numbers, as run's comparison reads them (a
  * recorded threshold of -0.0 is "-0", and 0; until 2026-11-28 it was said to differ). */

@@ -72,7 +72,7 @@ static volatile sig_atomic_t tmp_used[OUT_MAX];
 /* 1 once a commit published the command's outputs and no temporary is open since: a stop
  * signal then removes nothing of them, and must not say it did (on_signal). Set with the stop
  * signals blocked (published), so that one held off during the renames, delivered as they are
- * unblocked, finds it set. Until 2026-11-27 such a signal said "interrupted; partial outputs
+ * unblocked, finds it set. Until 2026-11-28 such a signal said "interrupted; partial outputs
  * removed" with every output already replaced. */
 static volatile sig_atomic_t outputs_written;
 
@@ -189,7 +189,7 @@ static char *tmp_name(const char *path, unsigned try)
  * (malloc'd), or NULL with errno; when every name tried is taken, EEXIST with *tmp the first of
  * them, for the message (tmp_taken): kept, not made again, as a short name made again would be
  * one never tried (until 2026-11-28 the message named ".amsim.tmp.PID.N+100"). Until
- * 2026-11-27 it was opened with fopen "w": a symbolic link "out.json.tmp.PID" redirected the
+ * 2026-11-28 it was opened with fopen "w": a symbolic link "out.json.tmp.PID" redirected the
  * output's bytes into whatever file it named. */
 static FILE *tmp_create(const char *path, char **tmp)
 {
@@ -1126,7 +1126,7 @@ int out_track_dir(const char *path, int on)
 static int remove_on_stop(void)
 {
     int removed = abort_tracked();
-    stop_child(); /* before its folder goes: until 2026-11-27 gnuplot ran on (see report_html) */
+    stop_child(); /* before its folder goes: until 2026-11-28 gnuplot ran on (see report_html) */
     removed += remove_scratch();
     /* the lock of a directory made here: held until the process ends, but the directory is
      * the command's own, so no other batch can be relying on this file (out_track_lock) */

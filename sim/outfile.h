@@ -137,7 +137,7 @@ int out_track_scratch(const char *path, int on);
  * SIGKILL and reap it before the directory is removed, so that none outlives the command. The
  * caller must not reap it while it is tracked (waitid with WNOWAIT, then untrack, then reap):
  * its pid could be another process's by then. One at a time; -1 when another is tracked (on)
- * or pid is not the one tracked (off). Until 2026-11-27 an interrupted report left gnuplot
+ * or pid is not the one tracked (off). Until 2026-11-28 an interrupted report left gnuplot
  * running. */
 int out_track_child(pid_t pid, int on);
 /* Remove every temporary still open and the scratch directory still tracked (called on error
@@ -147,7 +147,7 @@ void out_install_signals(void);
 /* End the command as a stop signal sig does (out_install_signals), without its message: what
  * it removes removed, then the process ends with sig (status 128 + sig). For a command that
  * says itself why it stopped (batch: "stopped by SIGINT; ..."), where "interrupted; partial
- * outputs removed" after it said otherwise (until 2026-11-27). Does not return. */
+ * outputs removed" after it said otherwise (until 2026-11-28). Does not return. */
 void out_die_of(int sig);
 /* The signals that stop a command (out_install_signals; SIGALRM: a batch worker's --timeout):
  * blocked while outputs are renamed, and by batch around a fork. */

@@ -213,7 +213,7 @@ static int find_gnuplot(ctx *c)
 
 /* Start gnuplot in the scratch folder, reading its script from *in: its pid, or -1 with errno.
  * Its working folder is the scratch folder from the start, so no name it is given can land
- * anywhere else: until 2026-11-27 it was popen()ed in the caller's folder and sent `cd`
+ * anywhere else: until 2026-11-28 it was popen()ed in the caller's folder and sent `cd`
  * first, and an interrupt that removed the scratch folder before the `cd` ran left it writing
  * plotN.svg there, emptying the caller's same-named files. It is tracked (out_track_child)
  * before the stop signals are unblocked, so an interrupt stops and reaps it before the
@@ -1833,7 +1833,7 @@ int cmd_report(int argc, char **argv)
     /* DIR/report.html is the report's own file: a symbolic link there is replaced by the page,
      * its target left alone (until 2026-11-27 the page was written through it: a link to a
      * run's summary.json overwrote that with HTML, status 0), by the commit's rename, so a
-     * report that fails or is interrupted leaves the link (until 2026-11-27 it was unlinked
+     * report that fails or is interrupted leaves the link (until 2026-11-28 it was unlinked
      * before the page was drawn) */
     if (out_open_own(&o, out, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);

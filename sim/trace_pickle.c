@@ -237,7 +237,7 @@ static uint64_t live_get(tp_live *l, uint64_t addr, int take)
 /* The address ranges of the blocks live or pending in the forward pass, by address (an
  * alloc's request, at least 1 byte; a start-state block's certain bytes): a caching allocator
  * never hands out an address inside one, so an alloc that overlaps one is refused
- * (until 2026-11-27 it was accepted, and both later frees went to the newest buffer). */
+ * (until 2026-11-28 it was accepted, and both later frees went to the newest buffer). */
 typedef struct tp_ranges { bt_tree t; recpool ends; } tp_ranges;
 
 static void ranges_init(tp_ranges *r)
@@ -1589,7 +1589,7 @@ static void setting(trace *t, const char *key, const char *value)
 }
 
 /* The refusal of allocator_settings' key of another type than PyTorch writes (expected: what
- * it writes). Until 2026-11-27 such a value was left out without a word, so a recording's
+ * it writes). Until 2026-11-28 such a value was left out without a word, so a recording's
  * setting went unread and `amsim run` could not warn that the config differs. */
 __attribute__((noinline, cold)) static int bad_setting(const trace *t, const char *key,
                                                        const pkl_value *v, const char *expected,

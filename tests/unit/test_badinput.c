@@ -796,7 +796,7 @@ BI_TB(p_time_overflow, "timeover.pickle",
       "amsim: @: device_traces[0][1]: 'time_us' 20000000000000 is 20000000000000 us after the "
       "first entry's: out of range (at most 2^64 - 3 ps)")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024,
- * "time_us": -3}]]}, protocol=2): PyTorch counts microseconds from the epoch (until 2026-11-27 a
+ * "time_us": -3}]]}, protocol=2): PyTorch counts microseconds from the epoch (until 2026-11-28 a
  * negative time was read as one) */
 BI_TB(p_time_negative, "timeneg.pickle",
       "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
@@ -920,7 +920,7 @@ BI_TB(p_start_alloc_overlap, "startover.pickle",
       "block at address 0, not yet freed (no free_completed): a caching allocator never hands "
       "out such an address")
 /* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": [1]}, protocol=2): a
- * setting of another type than PyTorch writes (until 2026-11-27 left out without a word) */
+ * setting of another type than PyTorch writes (until 2026-11-28 left out without a word) */
 BI_TB(p_settings_list, "setlist.pickle",
       "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
       "device_tracesq\x03]q\x04]q\x05"
@@ -995,7 +995,7 @@ BI_TB(p_settings_gc_nan, "setgcn.pickle",
       "off, or above 0 and below 1)")
 /* pickle.dumps({"segments": [], "device_traces": [[{"action": "alloc", "addr": 0, "size": 1024},
  * {"action": "alloc", "addr": 512, "size": 1024}]]}, protocol=2): the second request overlaps the
- * first, still live (until 2026-11-27 accepted, both later frees going to the second) */
+ * first, still live (until 2026-11-28 accepted, both later frees going to the second) */
 BI_TB(p_alloc_over_live, "allocover.pickle",
       "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
       "device_tracesq\x03]q\x04]q\x05(}q\x06(X\x06\x00\x00\x00"
@@ -2076,7 +2076,7 @@ static void y_offline_unproven(void)
                       "optimal, search_budget: 1}}\n"});
 }
 /* ... and without one within its time_limit: at the time limit, naming it and not the budget of
- * 0 (no limit; until 2026-11-27 "within search_budget 0 and time_limit 1.000 ns" at the budget,
+ * 0 (no limit; until 2026-11-28 "within search_budget 0 and time_limit 1.000 ns" at the budget,
  * which had not run out). A limit under a millisecond ends the search before it starts. */
 static void y_offline_unproven_time(void)
 {
@@ -2090,7 +2090,7 @@ static void y_offline_unproven_time(void)
                       "optimal, search_budget: 0, time_limit: 1ns}}\n"});
 }
 /* An integer past 2^64 - 1 is too large, not "expected a non-negative integer" (until
- * 2026-11-27, as if 1e30 were no number) */
+ * 2026-11-28, as if 1e30 were no number) */
 BI_C(y_uint_too_large, "big.yaml",
      V "memories:\n  hbm: {capacity: 1MiB, allocator: {policy: offline, search_budget: 1e30}}\n",
      "amsim: @:3:54: memories.hbm.allocator.search_budget: '1e30' is too large (at most 2^64 - "
@@ -3961,7 +3961,7 @@ static void report_timeline_damaged(void)
 
 /* A batch folder (or a merge's OUT) whose runs is a regular file, or a symbolic link to
  * nothing: refused before anything is written, naming it, with status 1; the folder keeps only
- * what was there. Until 2026-11-27 mkdir took a file for a folder: the batch recorded every run
+ * what was there. Until 2026-11-28 mkdir took a file for a folder: the batch recorded every run
  * `missing`, said "0 failed" and that the same command again runs them, and --merge ended with
  * status 0 and linked no run; until 2026-11-28 the link was "cannot create: File exists". */
 static void path_batch_runs_file(void)

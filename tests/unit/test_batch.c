@@ -2103,7 +2103,7 @@ static pid_t running_worker(const char *dir)
 
 /* A batch stopped by SIGINT or SIGTERM says one line, "stopped by SIG...; the same command
  * again runs what is unfinished", and dies of the signal (status 130, 143), as
- * configs/sweeps/README.md says. Until 2026-11-27 the handler it then ran added "amsim:
+ * configs/sweeps/README.md says. Until 2026-11-28 the handler it then ran added "amsim:
  * interrupted; partial outputs removed", the message of an interrupted command that a batch's
  * rerun does not follow. Deterministic: the signal comes once a worker is running (its
  * messages.tmp.PID is there), and that worker is stopped (SIGSTOP) meanwhile, so the batch
@@ -6959,7 +6959,7 @@ static void test_set_limit(void)
 }
 
 /* A folder given with a final slash (`-o st/`, `--merge ./st/ -o ./sh2/`, `run -o ro/`) is
- * joined to its files with one slash in every message (until 2026-11-27 `st//results.csv`,
+ * joined to its files with one slash in every message (until 2026-11-28 `st//results.csv`,
  * `./sh2//matrix.tsv`, `ts//summary.json`; report's page already said DIR/report.html). */
 static void test_trailing_slash_paths(void)
 {

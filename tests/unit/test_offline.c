@@ -918,7 +918,7 @@ static void test_budget_config(void)
         "7,2,4,3072\n"));
     const char *dir = tu_tmpdir();
     /* The failure names, and is placed at, the limit that stopped the search, with its value
-     * (until 2026-11-27 always at search_budget and "within search_budget N", even 0, which is
+     * (until 2026-11-28 always at search_budget and "within search_budget N", even 0, which is
      * no limit, when only time_limit had run out). A time limit under a millisecond ends the
      * searches before the first, and a budget of 1 does not pay for the search's tables (and
      * stops it long before 10 s), so each outcome is certain. */

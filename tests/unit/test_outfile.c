@@ -288,7 +288,7 @@ static void test_long_name(void)
 
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
  * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed), and leaves a
- * symbolic link DIR/report.html and its target as they were (until 2026-11-27 the link was
+ * symbolic link DIR/report.html and its target as they were (until 2026-11-28 the link was
  * removed before the page was drawn, so an interrupted report lost it). The fake
  * gnuplot records the folder it runs in (the scratch folder) and the script it is given, and
  * stops the report with SIGTERM. */
@@ -795,7 +795,7 @@ static void test_stdout_spellings(void)
 
 /* A temporary's name that is taken (a symbolic link planted as "NAME.tmp.PID", a file left
  * there) is neither written through nor truncated: the output goes to another temporary and is
- * published all the same (until 2026-11-27 the temporary was opened with fopen "w", and the
+ * published all the same (until 2026-11-28 the temporary was opened with fopen "w", and the
  * planted link had the output's bytes written into the file it named). */
 static void test_tmp_name_taken(void)
 {
@@ -932,7 +932,7 @@ static int interrupted_after(const char *dir, const char *name, int how)
 }
 
 /* A stop signal that comes once the outputs are committed removes nothing and says so; the
- * command still ends by the signal (130 for SIGINT). Until 2026-11-27 it said "interrupted;
+ * command still ends by the signal (130 for SIGINT). Until 2026-11-28 it said "interrupted;
  * partial outputs removed" with every output already replaced. One before the commit still
  * removes the temporary and says that. */
 static void test_interrupt_after_commit(void)

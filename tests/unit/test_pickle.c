@@ -686,7 +686,7 @@ static void test_outside_segments_replayed(void)
 }
 
 /* An alloc whose request overlaps a block still live, or pending (freed but not completed), is
- * refused at its entry: a caching allocator never hands out such an address. Until 2026-11-27
+ * refused at its entry: a caching allocator never hands out such an address. Until 2026-11-28
  * it was accepted, and the later frees at that address went to the newest buffer. Adjacent
  * requests and an address reused after its free_completed are accepted. */
 static void test_alloc_over_live(void)
@@ -728,7 +728,7 @@ static void test_alloc_over_live(void)
 }
 
 /* An error the engine (run) or check finds at a snapshot's entry names it as the reader does,
- * device_traces[D][I] (I from 0); until 2026-11-27 it was PATH:I+1, a position of no line. */
+ * device_traces[D][I] (I from 0); until 2026-11-28 it was PATH:I+1, a position of no line. */
 static void test_engine_error_names_entry(void)
 {
     const uint64_t base = 1ULL << 30;
@@ -765,7 +765,7 @@ static void test_engine_error_names_entry(void)
 
 /* A time_us that goes back (before an earlier entry's) is replayed at the time of the entry
  * before it, the allocator's order standing, with a warning naming the first such entry and
- * the count; until 2026-11-27 it was clamped without a word (a first entry 1 s late: makespan
+ * the count; until 2026-11-28 it was clamped without a word (a first entry 1 s late: makespan
  * 0 ps, check ok). A negative time_us, which PyTorch never writes, is refused. */
 static void test_time_backwards(void)
 {
@@ -920,7 +920,7 @@ static void test_recorded_settings(void)
 
 /* `amsim convert` of a snapshot names the recorded settings that differ from PyTorch's defaults
  * on stderr: no output form carries them, so a run of the conversion cannot warn that the config
- * differs (until 2026-11-27 they were dropped without a word). At their defaults: no warning,
+ * differs (until 2026-11-28 they were dropped without a word). At their defaults: no warning,
  * a garbage_collection_threshold of -0.0 being 0, as run compares it (until 2026-11-28 convert
  * compared the text "-0" with "0"). */
 static void test_convert_names_settings(void)
@@ -981,7 +981,7 @@ static void test_warnings_escaped(void)
 }
 
 /* allocator_settings of another type than PyTorch writes are refused, naming the key: until
- * 2026-11-27 they were left out without a word (no warning that the config differs). What real
+ * 2026-11-28 they were left out without a word (no warning that the config differs). What real
  * versions write is read: roundup_power2_divisions as a dict or (older versions) one integer,
  * garbage_collection_threshold as a float or, through JSON, an int. */
 static void test_settings_types(void)

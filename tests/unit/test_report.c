@@ -1636,7 +1636,7 @@ static void test_report_small_stack(void)
 
 /* QA: an interrupted report (SIGINT while gnuplot draws) stops and reaps gnuplot before it
  * removes its scratch folder, and gnuplot runs in that folder from the start, so it writes
- * nothing anywhere else. Until 2026-11-27 gnuplot was started in the caller's folder and sent
+ * nothing anywhere else. Until 2026-11-28 gnuplot was started in the caller's folder and sent
  * `cd SCRATCH` first: one interrupted before the `cd` wrote plotN.svg there, emptying the
  * caller's own plot2.svg..plot4.svg, and it ran on after the report had gone. Deterministic: a
  * gnuplot of our own writes plot0.svg in its folder, then its pid, then sleeps, and the report
