@@ -578,7 +578,8 @@ static int leaf_sep(as_node *r, uint64_t *sep)
 }
 
 static void set_entry_up(as_tree *t, as_node *x, int i, uint64_t nkey, uint64_t len);
-static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len);
+AS_INLINE int give_at(as_tree *t, as_node *const *path, const int *at, int d, as_node *x, int i,
+                      uint64_t addr, uint64_t len);
 
 /* A give at the boundary of two hinted leaves: every key of l is below addr, every key of r
  * (l's next) above it. The range below is l's last, the one above r's first; a new or moved key
@@ -627,8 +628,8 @@ static int give_between(as_tree *t, as_node *l, as_node *r, uint64_t addr, uint6
 static int give_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
 {
     int i = node_lb(x, addr);
-    if (i > 0 && i < x->n)
-        return give_in_hinted(t, x, addr, len);
+    if (i > 0 && i < x->n) /* in this leaf: give_in_leaf's work with no descent */
+        return give_at(t, NULL, NULL, 0, x, i, addr, len);
     if (i == x->n && x->n && x->next && x->next->n && x->next->key[0] > addr)
         return give_between(t, x, x->next, addr, len);
     as_node *l = x->prev;
@@ -692,12 +693,6 @@ AS_INLINE int give_at(as_tree *t, as_node *const *path, const int *at, int d, as
     else
         fix_up_parents(t, x, addr, 0, len);
     return 1;
-}
-
-/* give_in_leaf in a leaf a hint found (ranges trees), with no descent. */
-static int give_in_hinted(as_tree *t, as_node *x, uint64_t addr, uint64_t len)
-{
-    return give_at(t, NULL, NULL, 0, x, node_lb(x, addr), addr, len);
 }
 
 /* as_give when the ranges just below and above [addr, addr + len) sit in the leaf the address
