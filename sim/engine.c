@@ -1778,7 +1778,7 @@ static void defrag(sim *s, int level)
     mem_level *m = s->lv[level];
     slot **v;
     size_t n = live_on(s, level, &v);
-    if (s->track && level_has_pending(s, level)) {
+    if (s->track && s->npend) { /* none pending anywhere: nothing to wait for */
         /* Transfers queued or running that read or write a buffer it moves: the compaction
          * synchronizes the device work on them first (the runtime waits for the streams), so the
          * host waits until none is pending on a live buffer of the level, like a spill. Slot
@@ -1873,10 +1873,9 @@ static void defrag(sim *s, int level)
             t = am_ps_add(t, xfer_alone(s, self, x->requested));
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
-        if (o.addr != x->addr || o.size != x->given)
-            still = 0;
-        if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || o.addr != x->addr ||
-            o.size != x->given)
+        int same = o.addr == x->addr && o.size == x->given; /* placed again where it was */
+        still &= same;
+        if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP || !same)
             relocated(s, x, level, level, &o, PL_MOVED);
         else if (s->obs && s->obs->move)
             /* placed again where it was: no row, but observers see it released and placed
