@@ -2713,14 +2713,20 @@ static int check_device(const cfg_node *dev, am_error *e)
 }
 
 /* Unlink the top-level key `key` from root and free it (absent: nothing). */
+/* Unlink *pp from its list and free it; *pp becomes its successor. */
+static void unlink_free(cfg_node **pp)
+{
+    cfg_node *n = *pp;
+    *pp = n->next;
+    n->next = NULL;
+    node_free(n);
+}
+
 static void map_drop(cfg_node *root, const char *key)
 {
     for (cfg_node **pp = &root->child; *pp; pp = &(*pp)->next)
         if ((*pp)->key && strcmp((*pp)->key, key) == 0) {
-            cfg_node *n = *pp;
-            *pp = n->next;
-            n->next = NULL;
-            node_free(n);
+            unlink_free(pp);
             return;
         }
 }
@@ -2806,14 +2812,11 @@ static void drop_switched_keys(cfg_owner *o, const char *file)
         if (!pn || pn->kind != CFG_SCALAR || strcmp(pn->value, o->file_policy[i]) == 0)
             continue;
         for (cfg_node **pp = &a->child; *pp;) {
-            cfg_node *k = *pp;
-            if (k == pn || !k->file || strcmp(k->file, file) != 0) {
-                pp = &k->next;
-                continue;
-            }
-            *pp = k->next;
-            k->next = NULL;
-            node_free(k);
+            const cfg_node *k = *pp;
+            if (k == pn || !k->file || strcmp(k->file, file) != 0)
+                pp = &(*pp)->next;
+            else
+                unlink_free(pp);
         }
     }
 }
