@@ -885,6 +885,16 @@ static void group_flush(tl_out *w, tl_group *g)
     g->set = 0;
 }
 
+/* DIR/runs/RUN/timeline.csv, allocated (no doubled slash, no length cap). */
+static char *timeline_path(const ctx *c, const char *run)
+{
+    char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
+    sprintf(rel, "runs/%s/timeline.csv", run);
+    char *path = am_path_join_dup(c->dir, rel);
+    free(rel);
+    return path;
+}
+
 /* Timeline of one level -> "time_us live reserved allocated" lines, every row or, past
  * RH_TL_POINTS rows, their envelope; widens *sp over every row. The file is read twice, a line
  * at a time: once to count the rows, once to write. 0 when written. */
@@ -892,13 +902,10 @@ static int timeline_dat(ctx *c, const char *run, const char *out, tl_span *sp, t
 {
     char *line = NULL; /* a row of any length (until 2026-11-27 cut at 1023 bytes) */
     size_t cap = 0;
-    char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
-    sprintf(rel, "runs/%s/timeline.csv", run);
-    char *path = am_path_join_dup(c->dir, rel);
+    char *path = timeline_path(c, run);
     const char *what;
     FILE *in = am_fopen_regular(path, &what); /* checked already; a FIFO would block */
     free(path);
-    free(rel);
     if (!in)
         return -1;
     tl_row r;
@@ -1544,10 +1551,7 @@ static int check_output(const ctx *c, const char *out, const char *csv)
     }
     for (int r = 0; c->c_run >= 0 && r < c->t.nrows; r++) {
         const char *run = c->t.rows[r][c->c_run];
-        char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
-        sprintf(rel, "runs/%s/timeline.csv", run);
-        paths[np] = am_path_join_dup(c->dir, rel);
-        free(rel);
+        paths[np] = timeline_path(c, run);
         ins[n++] = (out_named){"a run's timeline.csv", paths[np++]};
     }
     am_error err = {0};
@@ -1675,10 +1679,7 @@ static int check_timelines(const ctx *c)
         if (!finished_row(c, r))
             continue;
         const char *run = c->t.rows[r][c->c_run];
-        char *rel = am_malloc(strlen(run) + sizeof "runs//timeline.csv");
-        sprintf(rel, "runs/%s/timeline.csv", run);
-        char *path = am_path_join_dup(c->dir, rel);
-        free(rel);
+        char *path = timeline_path(c, run);
         const char *what = NULL;
         struct stat st;
         FILE *in = NULL;
