@@ -1916,22 +1916,19 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     if (!sen)
         build_prologue(t, im, &s, &next_id, &live, &rg);
     /* 3. the trace itself, after the start list's prologue when there is one */
-    if ((sen && build_start(t, im, sen, ns, dev, &next_id, &live, &rg, err) < 0) ||
-        build_trace(t, im, en, n, sen, ns, dev, &next_id, &live, &rg, err) < 0) {
-        ranges_free(&rg);
-        free(live.key);
-        free(live.val);
-        goto out;
-    }
+    int bad = (sen && build_start(t, im, sen, ns, dev, &next_id, &live, &rg, err) < 0) ||
+              build_trace(t, im, en, n, sen, ns, dev, &next_id, &live, &rg, err) < 0;
     ranges_free(&rg);
+    free(live.key);
+    free(live.val);
+    if (bad)
+        goto out;
     /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
      * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)
         t->skipped += (uint64_t)en[i].skipped;
     for (size_t i = 0; i < ns; i++)
         t->skipped += (uint64_t)sen[i].skipped;
-    free(live.key);
-    free(live.val);
     rc = 0;
 out:
     state_free(&s);
