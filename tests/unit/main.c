@@ -136,7 +136,9 @@ int tu_amsim(const char *args, char **out, char **errout)
     return WEXITSTATUS(st);
 }
 
-int main(void)
+/* No argument: every suite. `test_amsim SUITE ["TEST NAME"]`: one suite, or one test of it, as
+ * when a test is run again and again to find what makes it fail now and then. */
+int main(int argc, char **argv)
 {
     if (CU_initialize_registry() != CUE_SUCCESS)
         return 2;
@@ -144,7 +146,21 @@ int main(void)
 #include TU_SUITES_FILE
 #undef SUITE
     CU_basic_set_mode(CU_BRM_NORMAL);
-    CU_basic_run_tests();
+    if (argc > 1) {
+        CU_pSuite s = CU_get_suite(argv[1]);
+        CU_pTest t = s && argc > 2 ? CU_get_test(s, argv[2]) : NULL;
+        if (!s || (argc > 2 && !t)) {
+            fprintf(stderr, "no %s '%s'\n", s ? "test" : "suite", s ? argv[2] : argv[1]);
+            CU_cleanup_registry();
+            return 2;
+        }
+        if (t)
+            CU_basic_run_test(s, t);
+        else
+            CU_basic_run_suite(s);
+    } else {
+        CU_basic_run_tests();
+    }
     unsigned failed = CU_get_number_of_tests_failed();
     unsigned run = CU_get_number_of_tests_run();
     unsigned afail = CU_get_number_of_failures();

@@ -1927,12 +1927,12 @@ static void test_failed_rows_columns(void)
  * nothing was killed); a value that is not a finite number of seconds is refused. */
 static void test_timeout_fraction(void)
 {
-    /* ~0.2 s of replay here: well over 20 ms, well under the 1 s the old rounding gave */
+    /* ~0.35 s of replay here: well over 20 ms, well under the 1 s the old rounding gave */
     const char *tr = path_in_tmp("slow.trace");
     FILE *f = fopen(tr, "w");
     CU_ASSERT_PTR_NOT_NULL_FATAL(f);
     fputs("amsim-trace v1\n", f);
-    for (unsigned i = 0; i < 300000; i++)
+    for (unsigned i = 0; i < 600000; i++)
         fprintf(f, "alloc %u %uKiB\nfree %u\n", i, 1 + i % 64, i);
     CU_ASSERT_FATAL(fclose(f) == 0);
     char text[2048], args[4096], *err = NULL;
@@ -1986,29 +1986,53 @@ static void sleep_s(double s)
     nanosleep(&ts, NULL);
 }
 
+/* Wait until n files under dir have a name holding sub, polling every 10 ms for 20 s at most:
+ * 1 then, -1 when the process pid ended first (reaped, its status in *st), 0 when the time ran
+ * out. */
+static int await_files(pid_t pid, const char *dir, const char *sub, int n, int *st)
+{
+    for (int i = 0; i < 2000; i++) {
+        if (tree_count(dir, sub) >= n)
+            return 1;
+        if (waitpid(pid, st, WNOHANG) == pid)
+            return -1;
+        sleep_s(0.01);
+    }
+    return 0;
+}
+
 /* A batch stopped by SIGINT or SIGTERM (sent to the batch process alone, as `kill` does), or a
  * --timeout kill, leaves no temporary in any run folder, and no generator goes on writing
  * gen.trace after the batch has gone (workers were killed without their generator, which went on,
- * and temporaries of a worker caught at the wrong moment stayed). */
+ * and temporaries of a worker caught at the wrong moment stayed). The signal comes at a stage,
+ * not after a delay: while both generators write their traces, or once a run has its outputs'
+ * temporaries open. Each stage lasts well over a second here. Until 2026-11-28 the signals
+ * came at 0.25 s and 0.7 s, and an idle machine finished the whole batch in about 0.8 s, so a
+ * faster one could end it before the second SIGTERM (CI failed on that). */
 static void test_stop_leaves_no_temporaries(void)
 {
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
     char text[2048];
-    /* each generated trace takes about half a second to write here */
+    /* each generated trace takes about 0.7 s to write here, its run about 1 s */
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
-             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "generate: {kind: serve, args: [--requests, \"20000\"]}\nseeds: [1, 2, 3]\n"
              "policies: [bfc]\n", tu_top());
     const char *sw = tu_write("stop.yaml", text);
     static const struct {
-        int sig;        /* sent to the batch after delay seconds; 0: --timeout ends the runs */
-        double delay;
-    } cases[] = {{SIGINT, 0.25}, {SIGTERM, 0.25}, {SIGTERM, 0.7}, {0, 0}};
+        int sig;         /* sent to the batch once n files' names under it hold stage; */
+        const char *stage; /* 0: --timeout ends the runs */
+        int n;
+    } cases[] = {{SIGINT, "gen.trace.tmp.", 2},
+                 {SIGTERM, "gen.trace.tmp.", 2},
+                 {SIGTERM, "summary.json.tmp.", 1},
+                 {0, NULL, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char dir[1200];
         snprintf(dir, sizeof dir, "%s/stop%zu", tu_tmpdir(), i);
         pid_t pid = fork();
         CU_ASSERT_FATAL(pid >= 0);
         if (pid == 0) {
+            signal(SIGINT, SIG_DFL); /* not a background job's SIG_IGN */
             if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
                 _exit(127);
             if (cases[i].sig)
@@ -2018,18 +2042,25 @@ static void test_stop_leaves_no_temporaries(void)
                       (char *)NULL);
             _exit(127);
         }
+        int st = 0, ended = 0;
         if (cases[i].sig) {
-            sleep_s(cases[i].delay);
-            kill(pid, cases[i].sig);
+            int reached = await_files(pid, dir, cases[i].stage, cases[i].n, &st);
+            ended = reached < 0;
+            CU_ASSERT_EQUAL(reached, 1);
+            if (!ended)
+                kill(pid, cases[i].sig);
         }
-        int st = 0;
-        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+        if (!ended)
+            CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
         int want = cases[i].sig ? WIFSIGNALED(st) && WTERMSIG(st) == cases[i].sig
                                 : WIFEXITED(st) && WEXITSTATUS(st) == 1;
         CU_ASSERT(want);
+        if (!want)
+            fprintf(stderr, "\n  case %zu: status %d (ended before its stage: %d)\n", i, st,
+                    ended);
         CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
         int gen = tree_count(dir, "gen.trace");
-        sleep_s(1.0); /* a generator left running would finish its trace meanwhile */
+        sleep_s(1.0); /* a generator left running would write its trace meanwhile */
         CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
         CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
         if (!cases[i].sig) {
@@ -2053,7 +2084,7 @@ static void test_stop_by_sighup(void)
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
     char text[2048], dir[1200], errpath[1300];
     snprintf(text, sizeof text, "base: %s/configs/default.yaml\n"
-             "generate: {kind: serve, args: [--requests, \"6000\"]}\nseeds: [1, 2, 3]\n"
+             "generate: {kind: serve, args: [--requests, \"20000\"]}\nseeds: [1, 2, 3]\n"
              "policies: [bfc]\n", tu_top());
     const char *sw = tu_write("hup.yaml", text);
     snprintf(dir, sizeof dir, "%s/hup", tu_tmpdir());
@@ -2067,10 +2098,13 @@ static void test_stop_by_sighup(void)
         execl(bin, bin, "batch", sw, "-o", dir, "-j", "2", "-q", (char *)NULL);
         _exit(127);
     }
-    sleep_s(0.25);
-    kill(pid, SIGHUP);
-    int st = 0;
-    CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    /* while both generators write (until 2026-11-28 after 0.25 s, whatever had happened) */
+    int st = 0, reached = await_files(pid, dir, "gen.trace.tmp.", 2, &st);
+    CU_ASSERT_EQUAL(reached, 1);
+    if (reached >= 0) {
+        kill(pid, SIGHUP);
+        CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    }
     CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGHUP);
     char *err = tu_slurp(errpath, NULL);
     CU_ASSERT(err && strstr(err, "amsim batch: stopped by SIGHUP; the same command again runs "
