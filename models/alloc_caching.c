@@ -72,8 +72,9 @@ static const opt_desc cach_opt_table[] = {
     {"max_non_split_rounding", OPT_SIZE, offsetof(cach_opts, max_non_split_rounding), "20MiB",
      "an oversize request refuses a cached block this much larger or more (bytes)", NULL, 0, 0},
     {"roundup_power2_divisions", OPT_UINT_LIST, offsetof(cach_opts, divisions), "0",
-     "divisions per power-of-two interval 1MiB..64GiB (up to 16 values, the intervals after "
-     "them 0 as in PyTorch's list form; or one for all; 0 = off)",
+     "divisions per power-of-two interval 1MiB..64GiB (one value, alone or as [v]: v for "
+     "every interval; 2 to 16 values: one per interval, those after them 0, as in PyTorch's "
+     "list form; 0 = off)",
      NULL, CACH_DIVISIONS, offsetof(cach_opts, ndivisions)},
     {"expandable_segments", OPT_BOOL, offsetof(cach_opts, expandable_segments), "false",
      "one growing virtual segment per stream and pool, mapped in pages", NULL, 0, 0},
