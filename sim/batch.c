@@ -3000,6 +3000,7 @@ static void note_preset(strlist *presets, const am_config *c)
 }
 
 static long matrix_total(const sweep *s); /* the product and its order, below */
+static sw_run matrix_decode(const sweep *s, const sw_run *fix, long i);
 static sw_run matrix_at(const sweep *s, long i);
 
 /* The first run in matrix_at's order that no exclusion drops and that has the policy and axis
@@ -3008,22 +3009,11 @@ static sw_run matrix_at(const sweep *s, long i);
  * first kept one, so a check costs one run unless exclusions drop the runs it walks. */
 static int kept_run(const sweep *s, const sw_run *fix, sw_run *out)
 {
-    int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
-    long sub = matrix_total(s) / (fix->policy >= 0 ? np : 1);
+    long sub = matrix_total(s) / (fix->policy >= 0 && s->policies.n ? s->policies.n : 1);
     for (int b = 0; b < s->naxes; b++)
         sub /= fix->ax[b] >= 0 ? s->axes[b].vals.n : 1;
     for (long k = 0; k < sub; k++) {
-        sw_run r = {0};
-        long rem = k;
-        r.seed = s->seeds.n ? (int)(rem % ns) : -1;
-        rem /= ns;
-        for (int b = s->naxes - 1; b >= 0; b--) {
-            r.ax[b] = fix->ax[b] >= 0 ? fix->ax[b] : (int)(rem % s->axes[b].vals.n);
-            rem /= fix->ax[b] >= 0 ? 1 : s->axes[b].vals.n;
-        }
-        r.policy = !s->policies.n ? -1 : fix->policy >= 0 ? fix->policy : (int)(rem % np);
-        rem /= fix->policy >= 0 ? 1 : np;
-        r.trace = s->traces.n ? (int)rem : -1;
+        sw_run r = matrix_decode(s, fix, k);
         if (!excluded(s, &r)) {
             *out = r;
             return 1;
@@ -3506,9 +3496,10 @@ static long matrix_total(const sweep *s)
     return total > SW_MAX_RUNS ? -1 : total;
 }
 
-/* Combination i (0-based) of the product; order: trace, policy, axes (first outermost), seed
- * (fastest). */
-static sw_run matrix_at(const sweep *s, long i)
+/* Combination i (0-based) of the product, or with fix (NULL: none) of the product over the
+ * dimensions fix leaves free (-1), its fixed policy and axis values kept; order: trace, policy,
+ * axes (first outermost), seed (fastest). */
+static sw_run matrix_decode(const sweep *s, const sw_run *fix, long i)
 {
     int np = s->policies.n ? s->policies.n : 1, ns = s->seeds.n ? s->seeds.n : 1;
     sw_run r = {0};
@@ -3516,14 +3507,26 @@ static sw_run matrix_at(const sweep *s, long i)
     r.seed = s->seeds.n ? (int)(rem % ns) : -1;
     rem /= ns;
     for (int a = s->naxes - 1; a >= 0; a--) {
+        if (fix && fix->ax[a] >= 0) {
+            r.ax[a] = fix->ax[a];
+            continue;
+        }
         r.ax[a] = (int)(rem % s->axes[a].vals.n);
         rem /= s->axes[a].vals.n;
     }
-    r.policy = s->policies.n ? (int)(rem % np) : -1;
-    rem /= np;
+    if (!s->policies.n) {
+        r.policy = -1;
+    } else if (fix && fix->policy >= 0) {
+        r.policy = fix->policy;
+    } else {
+        r.policy = (int)(rem % np);
+        rem /= np;
+    }
     r.trace = s->traces.n ? (int)rem : -1;
     return r;
 }
+
+static sw_run matrix_at(const sweep *s, long i) { return matrix_decode(s, NULL, i); }
 
 /* When the exclusions leave no run of the matrix: -1 with err at the first exclusion that
  * alone matches every run, else at the first one (together they do). Refused like an empty
