@@ -6,8 +6,10 @@
  * by the power of ten in 128-bit integer arithmetic, rounding to nearest (ties up). So "80GiB"
  * is 85899345920 and "1.5GiB" is 1610612736 exactly, with no floating point involved.
  * Unit names are case sensitive and limited to the ones units.h lists ("b" is not bytes). */
+#define _GNU_SOURCE /* strtod_l and newlocale (units_real) */
 #include "units.h"
 
+#include <locale.h>
 #include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -345,6 +347,17 @@ int units_u64(const char *s, size_t len, uint64_t *v)
     return 0;
 }
 
+/* s as the nearest double, whatever the process's locale: strtod_l in the C locale, made once
+ * and kept for the life of the process (strtod when it cannot be made: amsim never leaves the C
+ * locale it starts in). */
+static double read_double(const char *s)
+{
+    static locale_t c;
+    if (!c)
+        c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    return c ? strtod_l(s, NULL, c) : strtod(s, NULL);
+}
+
 int units_real(const char *s, double *v, const char **why)
 {
     const char *dummy;
@@ -364,25 +377,12 @@ int units_real(const char *s, double *v, const char **why)
         *why = "malformed number";
         return -1;
     }
-    /* Exact when the mantissa and the power of ten are both exact doubles (the common case);
-     * otherwise scaled step by step (within a few ulps). */
-    double x = (double)d.mant;
-    int e = d.exp;
-    if (x != 0.0) {
-        while (e > 22 && isfinite(x)) { /* stops at infinity, refused below */
-            x *= 1e22;
-            e -= 22;
-        }
-        while (e < -22 && x != 0.0) {
-            x /= 1e22;
-            e += 22;
-        }
-        static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
-        if (e >= -22 && e <= 22)
-            x = e >= 0 ? x * p10[e] : x / p10[-e];
-    }
+    /* The nearest double to the decimal as written, every digit counted: strtod_l in the C
+     * locale, on a text whose form parse_dec has just accepted (so none of strtod's other forms,
+     * hex, inf, nan or blanks, gets here). Until 2026-11-28 the mantissa (26 digits at most) was
+     * scaled by powers of ten in steps, each rounding: "1.0000000000000000000000000" read as
+     * 1.0000000000000002 and was refused as above 1, and 0.3333333333333333333 was one ulp off. */
+    double x = read_double(s);
     if (!isfinite(x)) {
         *why = "value too large";
         return -1;
@@ -394,7 +394,7 @@ int units_real(const char *s, double *v, const char **why)
         *why = UNITS_REAL_TINY_WHY;
         return -2;
     }
-    *v = d.neg ? -x : x;
+    *v = x; /* its sign included */
     return 0;
 }
 

@@ -1,7 +1,9 @@
 /* test_units.c - sizes, bandwidths and times: exact parsing, every unit, refusals, printing. */
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../sim/units.h"
@@ -337,6 +339,47 @@ static void test_u64_and_real(void)
     CU_ASSERT_EQUAL(d, 0.0);
     CU_ASSERT_EQUAL(units_real("4.9e-324", &d, &why), 0); /* the smallest subnormal */
     CU_ASSERT(d > 0);
+    /* the nearest double, every digit counted (until 2026-11-28 the first 26 were scaled in
+     * steps: the first two read 1.0000000000000002, refused as above 1, the third an ulp off) */
+    CU_ASSERT(units_real("1.0000000000000000000000000", &d, NULL) == 0 && d == 1.0);
+    CU_ASSERT(units_real("0.9999999999999999999999999", &d, NULL) == 0 && d == 1.0);
+    CU_ASSERT(units_real("0.3333333333333333333", &d, NULL) == 0 && d == 1.0 / 3.0);
+    CU_ASSERT(units_real("0.5000000000000000000000000", &d, NULL) == 0 && d == 0.5);
+    CU_ASSERT(units_real("123456789012345678901234567890e-29", &d, NULL) == 0 &&
+              d == 1.2345678901234567890123456789);
+}
+
+/* units_real gives strtod's correctly rounded double for random plain and scientific decimals
+ * of up to 40 digits (the test runs in the C locale). */
+static void test_real_nearest(void)
+{
+    uint64_t r = 88172645463325252ULL;
+    char b[80];
+    for (int k = 0; k < 20000; k++) {
+        size_t n = 0;
+        int digits = 1 + (int)(r % 40), point = (int)((r >> 8) % (uint64_t)(digits + 1));
+        if ((r >> 16) & 1)
+            b[n++] = '-';
+        for (int i = 0; i < digits; i++) {
+            r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+            if (i == point)
+                b[n++] = '.';
+            b[n++] = (char)('0' + r % 10);
+        }
+        if ((r >> 20) & 1)
+            n += (size_t)snprintf(b + n, sizeof b - n, "e%d", (int)((r >> 24) % 600) - 300);
+        b[n] = 0;
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        double d = 0, want = strtod(b, NULL);
+        int rc = units_real(b, &d, NULL);
+        if (want == 0.0 || !isfinite(want))
+            continue; /* 0 written so, or refused: the cases above */
+        CU_ASSERT(rc == 0 && d == want);
+        if (rc != 0 || d != want) {
+            printf("\n  %s: %.17g, strtod %.17g\n", b, d, want);
+            break;
+        }
+    }
 }
 
 /* A locale with a decimal comma must not change parsing (when such a locale is installed). */
@@ -584,7 +627,8 @@ static void test_factor_values(void)
 
 void suite_units(void)
 {
-    TU_SUITE("units", {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
+    TU_SUITE("units", {"a real is the nearest double", test_real_nearest},
+             {"sizes_exact", test_sizes_exact}, {"sizes_nonzero", test_sizes_nonzero},
              {"times and bandwidths nonzero", test_times_bandwidths_nonzero},
              {"sizes_refused", test_sizes_refused}, {"sizes_whole", test_sizes_whole},
              {"times_whole", test_times_whole},
