@@ -185,8 +185,8 @@ static void print_table(const cmp_row *rows, int n, const char *level, const cmp
             continue;
         }
         char ut[16], fr[16];
-        snprintf(ut, sizeof ut, "%.1f %%", 100 * r->utilization);
-        snprintf(fr, sizeof fr, "%.1f %%", 100 * r->frag);
+        units_fmt_pct(ut, sizeof ut, r->utilization);
+        units_fmt_pct(fr, sizeof fr, r->frag);
         printf("%-11s %12s %14s %12s %11s %10s %6llu %12llu %14s\n", r->policy,
                units_fmt_size(a, sizeof a, r->peak_live),
                units_fmt_size(b, sizeof b, r->peak_reserved),

@@ -108,14 +108,7 @@ static void link_widths(const am_config *cfg, const sim_link_result *lr, int nl,
 
 /* ---- text -------------------------------------------------------------------------------- */
 
-static const char *pct(char *b, size_t n, double v)
-{
-    if (isnan(v))
-        snprintf(b, n, "n/a");
-    else
-        snprintf(b, n, "%.1f %%", 100.0 * v);
-    return b;
-}
+static const char *pct(char *b, size_t n, double v) { return units_fmt_pct(b, n, v); }
 
 /* The levels spilled buffers went to, by name in level order: "host", "host and hbm", "hbm,
  * host and vmem". They are the spill_host of each eviction made (the run's into_mask; until

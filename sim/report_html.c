@@ -390,7 +390,7 @@ static void fmt_metric(char *b, size_t n, const char *col, const char *v)
         return;
     }
     if (strstr(col, "ratio") || strstr(col, "utilization") || strstr(col, "fragmentation")) {
-        snprintf(b, n, "%.1f %%", 100 * x);
+        units_fmt_pct(b, n, x);
         return;
     }
     if (l > 8 && strcmp(col + l - 8, "_seconds") == 0) {

@@ -447,6 +447,24 @@ char *units_fmt_u128(char *buf, size_t n, am_u128 v)
     return buf;
 }
 
+char *units_fmt_pct(char *buf, size_t n, double v)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "n/a");
+        return buf;
+    }
+    double p = 100.0 * v;
+    for (int places = 1; places <= 3; places++) {
+        /* the figure as printf rounds it at this many places (read back in the same locale) */
+        snprintf(buf, n, "%.*f %%", places, p);
+        double shown = strtod(buf, NULL);
+        if (!(p > 0 && p < 100) || (shown != 0.0 && shown != 100.0))
+            return buf;
+    }
+    snprintf(buf, n, p < 1 ? "< 0.001 %%" : "> 99.999 %%");
+    return buf;
+}
+
 char *units_fmt_size(char *buf, size_t n, uint64_t bytes)
 {
     return units_fmt_size128(buf, n, bytes);

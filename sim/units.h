@@ -117,6 +117,12 @@ char *units_fmt_bandwidth(char *buf, size_t n, double bytes_per_s);
  * puts it, rounded to 3 decimals, in [1, 1000); below 1 pJ (as rounded) in pJ with 3
  * significant digits ("0.002 pJ", "2e-09 pJ"); 0 is "0 J" */
 char *units_fmt_energy(char *buf, size_t n, double joules);
+/* A fraction v as a percentage with one decimal, "42.5 %" ("n/a" when v is NaN), except where
+ * one decimal would round a value short of 100 % up to "100.0 %" or a nonzero one down to
+ * "0.0 %": then the fewest decimals, up to 3, that do not ("99.99 %", "0.004 %"), and past
+ * those "> 99.999 %" or "< 0.001 %" (until 2026-11-28 a fragmentation ratio of 0.99993 printed
+ * "100.0 %"). */
+char *units_fmt_pct(char *buf, size_t n, double v);
 /* "12.500 us" - picks ps/ns/us/ms/s: whole ps below 1 ns, else 3 decimals in the unit whose
  * figure, once rounded, is below 1000 (s keeps larger ones: "1000000.000 s") */
 char *units_fmt_time(char *buf, size_t n, am_ps ps);

@@ -401,6 +401,19 @@ static void test_locale_independent(void)
 static void test_format(void)
 {
     char b[64];
+    /* percentages: one decimal, more where one would show 100.0 or 0.0 for a value that is not
+     * (until 2026-11-28 0.99993 printed "100.0 %") */
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.425), "42.5 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 1.0), "100.0 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.0), "0.0 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.99993), "99.99 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.99996), "99.996 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.9996), "99.96 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.9994), "99.9 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.0004), "0.04 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.000004), "< 0.001 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.9999999), "> 99.999 %");
+    CU_ASSERT_STRING_EQUAL(units_fmt_pct(b, sizeof b, 0.0 / 0.0), "n/a");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 85899345920ULL), "80.00 GiB");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 512), "512 B");
     CU_ASSERT_STRING_EQUAL(units_fmt_size(b, sizeof b, 0), "0 B");
