@@ -2257,10 +2257,12 @@ static void test_wait_kills_stuck_worker(void)
     close(ready[0]);
     pid_t quick = fork();
     CU_ASSERT_FATAL(quick >= 0);
-    if (quick == 0) {
-        sleep_s(0.05);
+    if (quick == 0)
         _exit(7);
-    }
+    /* t0 once the quick one has ended (a zombie, left for batch_wait to reap): until 2026-11-28
+     * it slept 0.05 s and a busy machine could let the stuck one's 0.3 s run out first */
+    siginfo_t si;
+    CU_ASSERT_FATAL(waitid(P_PID, (id_t)quick, &si, WEXITED | WNOWAIT) == 0);
     kill(stuck, SIGTERM); /* ignored */
     double t0 = batch_clock();
     batch_worker w[3] = {{0, 0, 0}, {stuck, t0 + 0.3, 0}, {quick, t0 + 60, 0}};
