@@ -3665,18 +3665,40 @@ static pid_t child_of(pid_t parent)
     return found;
 }
 
+/* Whether strace's log (-o) at path has a line holding both call and what: the call the signal
+ * was injected at was made (the signal itself is not logged under -P; the status says it). */
+static int strace_saw(const char *path, const char *call, const char *what)
+{
+    char *log = tu_slurp(path, NULL);
+    int saw = 0;
+    for (char *line = log; line && *line && !saw;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = 0;
+        saw = strstr(line, call) && strstr(line, what);
+        line = nl ? nl + 1 : line + strlen(line);
+    }
+    if (!saw)
+        fprintf(stderr, "\n  strace log %s:\n%s", path, log ? log : "(none)\n");
+    free(log);
+    return saw;
+}
+
 /* An interrupted `batch --merge ... -o OUT` removes OUT and the parents it made, as a refused one
  * does (until 2026-11-27 they stayed: only `run -o DIR` tracked its directory). The merge runs
- * under strace, each mkdir held 0.3 s on its way out (stop signals are blocked there), so that
- * the SIGTERM sent once OUT exists arrives while OUT is made and tracked. Until 2026-11-27 a
- * shard's result.txt replaced by a FIFO held it; such a file is refused now (am_slurp_text).
- * Without a working strace the interrupt is not tested, the tracking below still is. */
+ * under strace, which sends it SIGTERM at the mkdir of OUT itself (-P), so that the signal
+ * arrives while OUT is made and tracked (stop signals are blocked there). Until 2026-11-28
+ * every mkdir was held 0.3 s and the test sent the signal once OUT existed: a busy machine
+ * could send it after the merge had ended. Until 2026-11-27 a shard's result.txt replaced by a
+ * FIFO held it; such a file is refused now (am_slurp_text). Without a working strace the
+ * interrupt is not tested, the tracking below still is. */
 static void test_merge_interrupted_removes_dirs(void)
 {
     const char *sdir = path_in_tmp("msig"), *top = path_in_tmp("msig-a");
     tiny_study("msig", sdir);
-    char out[1200];
+    char out[1200], log[1300];
     snprintf(out, sizeof out, "%s/b/out", top);
+    snprintf(log, sizeof log, "%s.strace", sdir);
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
     if (system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
         fprintf(stderr, "\n  skipped: no working strace, the merge's interrupt is not tested\n");
@@ -3690,20 +3712,14 @@ static void test_merge_interrupted_removes_dirs(void)
             dup2(nul, 0);
             dup2(nul, 1);
             dup2(nul, 2);
-            execlp("strace", "strace", "-o", "/dev/null", "-e", "trace=mkdir,mkdirat", "-e",
-                   "inject=mkdir,mkdirat:delay_exit=300000", bin, "batch", "--merge", sdir,
-                   "-o", out, (char *)NULL);
+            execlp("strace", "strace", "-o", log, "-P", out, "-e", "trace=mkdir,mkdirat", "-e",
+                   "inject=mkdir,mkdirat:signal=SIGTERM", bin, "batch", "--merge", sdir, "-o",
+                   out, (char *)NULL);
             _exit(127);
         }
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        for (int i = 0; i < 500 && access(out, F_OK) != 0; i++) /* up to 10 s */
-            nanosleep(&ts, NULL);
-        CU_ASSERT_EQUAL(access(out, F_OK), 0); /* made, its mkdir held */
-        pid_t merge = child_of(pid);
-        CU_ASSERT(merge > 0);
-        kill(merge > 0 ? merge : pid, SIGTERM);
         int st = 0;
         CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+        CU_ASSERT(strace_saw(log, "mkdir", " = 0")); /* OUT made, then the signal */
         /* strace ends as its tracee did */
         CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
         CU_ASSERT_NOT_EQUAL(access(top, F_OK), 0); /* OUT, b and msig-a: all gone */
@@ -3716,15 +3732,17 @@ static void test_merge_interrupted_removes_dirs(void)
     CU_ASSERT_EQUAL(batch_track_made("p", 0, 1), 0);
 }
 
-/* Run `batch --merge sdir -o out` under strace with each pwrite held 0.3 s on its way out, send
- * it SIGTERM once out/.amsim-lock holds the merge's process id (batch_lock has taken the lock
- * and is writing the id with pwrite, before anything is merged) and wait: 1 when it ended by
- * SIGTERM. */
+/* Run `batch --merge sdir -o out` under strace, which sends it SIGTERM at the pwrite into
+ * out/.amsim-lock (-P): batch_lock has taken the lock and writes the merge's process id, before
+ * anything is merged. Until 2026-11-28 each pwrite was held 0.3 s and the test sent the signal
+ * once the id was there: a busy machine could send it after the merge had ended. 1 when the
+ * merge ended by SIGTERM after that pwrite. */
 static int merge_killed_at_lock(const char *sdir, const char *out)
 {
     const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
-    char lock[1300];
+    char lock[1300], log[1300];
     snprintf(lock, sizeof lock, "%s/.amsim-lock", out);
+    snprintf(log, sizeof log, "%s.lock.strace", sdir); /* not in out: the merge removes it */
     pid_t pid = fork();
     CU_ASSERT_FATAL(pid >= 0);
     if (pid == 0) {
@@ -3734,33 +3752,22 @@ static int merge_killed_at_lock(const char *sdir, const char *out)
         dup2(nul, 0);
         dup2(nul, 1);
         dup2(nul, 2);
-        execlp("strace", "strace", "-o", "/dev/null", "-e", "trace=pwrite64", "-e",
-               "inject=pwrite64:delay_exit=300000", bin, "batch", "--merge", sdir, "-o", out,
+        execlp("strace", "strace", "-o", log, "-P", lock, "-e", "trace=pwrite64", "-e",
+               "inject=pwrite64:signal=SIGTERM", bin, "batch", "--merge", sdir, "-o", out,
                (char *)NULL);
         _exit(127);
     }
-    struct timespec ts = {0, 10 * 1000 * 1000};
-    struct stat st_lock;
-    int locked = 0;
-    for (int i = 0; i < 1000 && !locked; i++) { /* up to 10 s */
-        locked = stat(lock, &st_lock) == 0 && st_lock.st_size > 0;
-        if (!locked)
-            nanosleep(&ts, NULL);
-    }
-    CU_ASSERT(locked);
-    pid_t merge = child_of(pid);
-    CU_ASSERT(merge > 0);
-    kill(merge > 0 ? merge : pid, SIGTERM);
     int st = 0;
     CU_ASSERT_EQUAL(waitpid(pid, &st, 0), pid);
+    CU_ASSERT(strace_saw(log, "pwrite64(", " = ")); /* the lock taken, its id written */
     return WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM; /* strace ends as its tracee did */
 }
 
 /* An interrupted `batch --merge ... -o OUT` into an OUT it made removes OUT with its lock file
  * (until 2026-11-27 an interrupt once the lock was made left OUT holding only .amsim-lock), and
  * one into an OUT that was there leaves that folder's lock file where it was (removing it would
- * let two batches lock different files). Under strace, each pwrite held 0.3 s; skipped without
- * a working strace. */
+ * let two batches lock different files). Under strace, the signal injected at the lock's
+ * pwrite; skipped without a working strace. */
 static void test_merge_interrupted_removes_lock(void)
 {
     const char *sdir = path_in_tmp("mlk"), *top = path_in_tmp("mlk-a");
