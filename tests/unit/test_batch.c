@@ -2824,8 +2824,11 @@ static void test_stop_progress_counts(void)
     const char *sw = tu_write("bar.yaml", text);
     const char *dir = path_in_tmp("bar-out");
     /* SIGINT once the bar counts the small run (the log is script's output so far), or after
-     * 20 s at most: no fixed delay that a slow or loaded machine could outrun */
-    snprintf(cmd, sizeof cmd, "script -qc \"%s batch '%s' -o '%s' -j 1 & p=\\$!; i=0; "
+     * 20 s at most: no fixed delay that a slow or loaded machine could outrun. `set -m`: the
+     * shell is not interactive, so without job control the batch it starts with `&` would
+     * begin with SIGINT ignored (until 2026-11-28 the test relied on the batch catching it
+     * anyway); `trap - INT` cannot undo that in dash, nor before the `&` in bash. */
+    snprintf(cmd, sizeof cmd, "script -qc \"set -m; %s batch '%s' -o '%s' -j 1 & p=\\$!; i=0; "
              "while [ \\$i -lt 200 ] && ! grep -q '1/2 runs' '%s'; do sleep 0.1; "
              "i=\\$((i+1)); done; kill -INT \\$p; wait \\$p\" /dev/null </dev/null >'%s' 2>&1",
              bin, sw, dir, logf, logf);
