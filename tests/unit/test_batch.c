@@ -2997,11 +2997,16 @@ static void test_batch_folder_lock(void)
             _exit(127);
         }
     }
+    /* the refused one ends at once; waited for by pid (until 2026-11-28 waitpid(-1), which
+     * took any child of the test's for it) */
     int st = 0, refused = -1;
-    pid_t w = waitpid(-1, &st, 0); /* the refused one ends at once */
-    for (int k = 0; k < 2; k++)
-        if (w == pids[k])
-            refused = k;
+    for (int i = 0; i < 2000 && refused < 0; i++) { /* 20 s at most */
+        for (int k = 0; k < 2 && refused < 0; k++)
+            if (waitpid(pids[k], &st, WNOHANG) == pids[k])
+                refused = k;
+        if (refused < 0)
+            sleep_s(0.01);
+    }
     CU_ASSERT(refused >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 1);
     if (refused >= 0) {
         pid_t other = pids[1 - refused];
@@ -3009,7 +3014,11 @@ static void test_batch_folder_lock(void)
         kill(other, SIGTERM);
         CU_ASSERT_EQUAL(waitpid(other, &st, 0), other);
         CU_ASSERT(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
-    }
+    } else
+        for (int k = 0; k < 2; k++) { /* neither ended: do not leave them behind */
+            kill(pids[k], SIGKILL);
+            waitpid(pids[k], NULL, 0);
+        }
 }
 
 /* Whether dir's lock file is free: taken and let go at once here (a process holding it, such as
