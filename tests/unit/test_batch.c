@@ -2001,6 +2001,46 @@ static int await_files(pid_t pid, const char *dir, const char *sub, int n, int *
     return 0;
 }
 
+/* How many processes (other than this one) name dir in their command line: a batch's workers
+ * (forks of it) and generators (`amsim gen ... -o DIR/...`) do; a zombie names nothing. */
+static int procs_naming(const char *dir)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int n = 0;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == (long)getpid())
+            continue;
+        char p[300], buf[8192];
+        snprintf(p, sizeof p, "/proc/%s/cmdline", e->d_name);
+        FILE *f = fopen(p, "r");
+        size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f)
+            fclose(f);
+        for (size_t i = 0; i < len; i++) /* its arguments, NUL-separated, as one string */
+            if (buf[i] == 0)
+                buf[i] = ' ';
+        buf[len] = 0;
+        n += strstr(buf, dir) != NULL;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* Wait (10 s at most) until no process names dir (procs_naming): 1 then. Until 2026-11-28 the
+ * tests slept 1 s and looked for files an orphan would have written meanwhile, which a slow
+ * orphan could write later. */
+static int await_no_procs(const char *dir)
+{
+    for (int i = 0; i < 1000; i++) {
+        if (procs_naming(dir) == 0)
+            return 1;
+        sleep_s(0.01);
+    }
+    return 0;
+}
+
 /* A batch stopped by SIGINT or SIGTERM (sent to the batch process alone, as `kill` does), or a
  * --timeout kill, leaves no temporary in any run folder, and no generator goes on writing
  * gen.trace after the batch has gone (workers were killed without their generator, which went on,
@@ -2060,7 +2100,7 @@ static void test_stop_leaves_no_temporaries(void)
                     ended);
         CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
         int gen = tree_count(dir, "gen.trace");
-        sleep_s(1.0); /* a generator left running would write its trace meanwhile */
+        CU_ASSERT(await_no_procs(dir)); /* no generator or worker left running */
         CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
         CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
         if (!cases[i].sig) {
@@ -2114,7 +2154,7 @@ static void test_stop_by_sighup(void)
     free(err);
     CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
     int gen = tree_count(dir, "gen.trace"), reports = tree_count(dir, "summary.json");
-    sleep_s(1.0); /* an orphaned worker would write its trace and outputs meanwhile */
+    CU_ASSERT(await_no_procs(dir)); /* no orphaned worker or generator left running */
     CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
     CU_ASSERT_EQUAL(tree_count(dir, "gen.trace"), gen);
     CU_ASSERT_EQUAL(tree_count(dir, "summary.json"), reports);
