@@ -368,7 +368,17 @@ static int open_renamed(outfile **o, outfile *x, const char *dest, const char *s
                         am_error *err)
 {
     x->path = am_strdup(dest);
+    /* no stop signal between the creation and the tracking: until 2026-11-28 one that came
+     * there left the temporary behind (and with it the -o directory that held it) */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     x->f = tmp_create(x->path, &x->tmp);
+    if (x->f)
+        track(x->tmp, 1);
+    int create_errno = errno;
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    errno = create_errno;
     if (!x->f) {
         int e = errno, rc = x->tmp ? tmp_taken(err, shown, x->path, x->tmp)
                                    : am_fail(err, AM_EINPUT, "%s: cannot write: %s", shown,
@@ -382,7 +392,6 @@ static int open_renamed(outfile **o, outfile *x, const char *dest, const char *s
     static int nb;
     if (nb < OUT_MAX)
         setvbuf(x->f, bufs[nb++], _IOFBF, sizeof bufs[0]);
-    track(x->tmp, 1);
     live_set(x, 1);
     *o = x;
     return 0;
