@@ -8,7 +8,8 @@
  *     that is exactly the lower bound of (R, 0) in one (size, address)-ordered set, which is
  *     what we keep (a B+-tree, models/btree.h: four nodes deep at a million free chunks) (bin numbers are still computed for statistics and checks);
  *   - the allocation takes the low end; the chunk is split when size >= 2R or
- *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit);
+ *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit,
+ *     saturated at 2^64 - 1), never when size = R;
  *   - a freed chunk merges with its next neighbour, then its previous one (same region only);
  *   - on a miss the pool grows by a region (Extend): available = round down (limit - pool) to
  *     256; fail if R > available; double the region size until >= R; take min(region size,
@@ -286,7 +287,10 @@ static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
     chunk *c = bt_lower_bound(&b->free_set, rounded, 0, &it);
     if (!c)
         return NULL;
-    if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
+    /* A chunk that fits exactly is handed out whole: with max_frag 0 (fraction x limit below
+     * one byte) the second test holds for it too, and until 2026-11-28 it was split into a
+     * 0-byte chunk that broke the region's tiling (tsl would make the same empty chunk). */
+    if (c->size > rounded && (c->size >= 2 * rounded || c->size - rounded >= b->max_frag)) {
         /* the remainder takes c's entry in the free set */
         chunk *rest = chunk_new(b);
         rest->addr = c->addr + rounded;
@@ -538,6 +542,17 @@ static int bfc_check_opts(const void *opts, const alloc_env *env, am_error *err)
                        "256 bytes", lim, o->memory_fraction, env->capacity);
 }
 
+/* max_internal_fragmentation_bytes_ = fraction * limit, truncated as tsl's double to size_t.
+ * A product of 2^64 or more (a limit near 2^64, where the double rounds up to 2^64) has no
+ * uint64_t value and converting it is undefined behaviour: it saturates to UINT64_MAX, which no
+ * remainder reaches, so only the 2R rule splits. Until 2026-11-28 the conversion gave 0 here
+ * (on x86-64), so every remainder split. */
+static uint64_t max_frag_bytes(uint64_t limit, double fraction)
+{
+    double p = (double)limit * fraction;
+    return p >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)p;
+}
+
 static int bfc_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct bfc_opts defaults = {0, 0.75, 0, 0, 0, 0, 0, 10 * AM_PS_PER_S};
@@ -550,7 +565,7 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     b->o = *o;
     b->limit = bfc_limit(o, env);
     b->max_frag = o->fragmentation_fraction > 0
-                      ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
+                      ? max_frag_bytes(b->limit, o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
     /* Without allow_growth the whole limit, rounded up to 256 bytes; a limit in the last 255
      * bytes below 2^64 would round to 0 (and extend() double 0 for ever, as until 2026-11-27):

@@ -134,6 +134,28 @@ static void test_split_rules(void)
     tl_close(&L);
 }
 
+/* The fragmentation threshold at its extremes: fraction x limit below one byte truncates to 0,
+ * where an exact fit must still be handed out whole (no 0-byte chunk); a product of 2^64 or more
+ * saturates instead of converting to 0, so only the 2R rule splits. */
+static void test_split_threshold_extremes(void)
+{
+    lvl L;
+    uint64_t sz;
+    mk(&L, "64MiB", "      memory_limit: 48MiB\n      fragmentation_fraction: 1e-12\n");
+    CU_ASSERT_EQUAL(tl_alloc(&L, 48 * MiB, &sz, NULL), 0); /* the one region, filled exactly */
+    CU_ASSERT_EQUAL(sz, 48 * MiB);
+    CU_ASSERT(tl_check(&L) == 0);
+    tl_close(&L);
+
+    mk(&L, "64MiB", "      memory_limit: 18446744073709551615\n      allow_growth: true\n"
+                    "      fragmentation_fraction: 1\n");
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sz, NULL), 0);          /* region of 2 MiB */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, NULL), 2 * MiB); /* region of 4 MiB */
+    CU_ASSERT_EQUAL(sz, 4 * MiB); /* 4 < 2 x 3 and 1 MiB < 2^64 - 1: not split */
+    CU_ASSERT(tl_check(&L) == 0);
+    tl_close(&L);
+}
+
 /* A freed chunk merges with next, then previous. */
 static void test_coalescing(void)
 {
@@ -518,6 +540,7 @@ void suite_bfc(void)
     TU_SUITE("bfc", {"rounding to 256", test_rounding}, {"bin numbers", test_bins},
              {"best fit, lowest address on ties", test_best_fit_tie_break},
              {"both split conditions", test_split_rules},
+             {"split threshold below one byte and at 2^64", test_split_threshold_extremes},
              {"coalescing next then previous", test_coalescing},
              {"region doubling", test_region_doubling},
              {"region size saturates", test_region_size_saturates},
