@@ -21,7 +21,8 @@
  *   - with garbage_collection, a miss that Extend cannot serve gives back every region whose
  *     chunks are all free (when that could make room) and extends again;
  *   - with region_coalescing, a region that starts where the previous one ends extends it and
- *     its chunk links to (and merges with) that region's last chunk.
+ *     its chunk links to (and merges with) that region's last chunk; a region given back
+ *     returns each device allocation it was built from on its own.
  * Statistics keep TensorFlow's names (num_allocs, bytes_in_use, peak_bytes_in_use,
  * largest_alloc_size, pool_bytes, peak_pool_bytes, bytes_limit, largest_free_block_bytes) and
  * BFC's fragmentation metric (free - largest free chunk) / free. */
@@ -82,9 +83,14 @@ struct chunk {
     struct region *region;
 };
 
+/* A region is one device allocation, or with region_coalescing a run of adjacent ones that
+ * extend it: `pieces` keeps their sizes in address order, so the region goes back to the device
+ * as what the device gave (see gc_regions). */
 typedef struct region {
     uint64_t addr, size;
     chunk *first;
+    uint64_t *pieces;
+    size_t npieces;
 } region;
 
 typedef struct bfc {
@@ -187,9 +193,24 @@ static region *region_insert(bfc *b, uint64_t addr, uint64_t size)
     memmove(&b->regions[i + 1], &b->regions[i], (b->nregions - i) * sizeof *b->regions);
     b->nregions++;
     region *r = am_malloc(sizeof *r);
-    *r = (region){addr, size, NULL};
+    *r = (region){addr, size, NULL, am_malloc(sizeof *r->pieces), 1};
+    r->pieces[0] = size;
     b->regions[i] = r;
     return r;
+}
+
+/* A device allocation adjacent to r's end extends it (region_coalescing). */
+static void region_extend(region *r, uint64_t size)
+{
+    r->pieces = am_realloc(r->pieces, (r->npieces + 1) * sizeof *r->pieces);
+    r->pieces[r->npieces++] = size;
+    r->size += size;
+}
+
+static void region_destroy(region *r)
+{
+    free(r->pieces);
+    free(r);
 }
 
 static int region_used(const region *r)
@@ -264,7 +285,7 @@ static int extend(bfc *b, uint64_t rounded)
             }
     }
     if (r) {
-        r->size += bytes;
+        region_extend(r, bytes);
         chunk *last = r->first;
         while (last->next)
             last = last->next;
@@ -342,10 +363,19 @@ static int gc_regions(bfc *b, uint64_t rounded)
             bin_remove(b, c);
             chunk_put(b, c);
         }
-        b->env.dev_free(b->env.ctx, r->addr, r->size);
+        /* tsl frees the region with one SubAllocator::Free of its whole range; TensorFlow's
+         * sub-allocator that coalesces (GpuVirtualMemAllocator) then unmaps and releases each
+         * mapping it made, one per Alloc. So each device allocation goes back on its own: one
+         * dev_free (and G line, and segment_unmap) each, and device_allocs - device_frees stays
+         * the ranges held. Until 2026-11-28 a coalesced region went back in one dev_free. */
+        uint64_t at = r->addr;
+        for (size_t k = 0; k < r->npieces; k++) {
+            b->env.dev_free(b->env.ctx, at, r->pieces[k]);
+            at += r->pieces[k];
+        }
         b->pool_bytes -= r->size;
         b->regions_freed++;
-        free(r);
+        region_destroy(r);
     }
     b->nregions = keep;
     b->gc_runs++;
@@ -484,6 +514,11 @@ static int bfc_check(void *st, am_error *err)
         }
         if (at != r->addr + r->size)
             BAD("bfc: chunks of region %" PRIu64 " do not fill it", r->addr);
+        uint64_t pieces = 0;
+        for (size_t k = 0; k < r->npieces; k++)
+            pieces += r->pieces[k];
+        if (pieces != r->size)
+            BAD("bfc: device allocations of region %" PRIu64 " do not fill it", r->addr);
     }
     if (pool != b->pool_bytes || in_use != b->bytes_in_use || nfree != b->free_set.n ||
         bt_check(&b->free_set))
@@ -515,8 +550,14 @@ static void bfc_finish(void *st)
              b->pool_bytes, b->peak_pool_bytes, largest, frag, b->ooms);
     b->env.log(b->env.ctx, line);
     /* Teardown: the allocator gives every region back (logged; state kept for the report). */
-    for (size_t i = 0; i < b->nregions; i++)
-        log_region(b, 'G', b->regions[i]->addr, b->regions[i]->size);
+    for (size_t i = 0; i < b->nregions; i++) {
+        const region *r = b->regions[i];
+        uint64_t at = r->addr;
+        for (size_t k = 0; k < r->npieces; k++) { /* one line per device allocation, as GC */
+            log_region(b, 'G', at, r->pieces[k]);
+            at += r->pieces[k];
+        }
+    }
 }
 
 /* The pool limit: memory_limit, else memory_fraction of the capacity. */
@@ -582,7 +623,7 @@ static void bfc_destroy(void *st)
     bt_destroy(&b->free_set);
     recpool_destroy(&b->chunks);
     for (size_t i = 0; i < b->nregions; i++)
-        free(b->regions[i]);
+        region_destroy(b->regions[i]);
     free(b->regions);
     free(b);
 }
