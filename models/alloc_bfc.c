@@ -8,7 +8,8 @@
  *     that is exactly the lower bound of (R, 0) in one (size, address)-ordered set, which is
  *     what we keep (a B+-tree, models/btree.h: four nodes deep at a million free chunks) (bin numbers are still computed for statistics and checks);
  *   - the allocation takes the low end; the chunk is split when size >= 2R or
- *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit);
+ *     size - R >= max_internal_fragmentation (128 MiB, or fragmentation_fraction * limit,
+ *     saturated at 2^64 - 1), never when size = R;
  *   - a freed chunk merges with its next neighbour, then its previous one (same region only);
  *   - on a miss the pool grows by a region (Extend): available = round down (limit - pool) to
  *     256; fail if R > available; double the region size until >= R; take min(region size,
@@ -20,7 +21,8 @@
  *   - with garbage_collection, a miss that Extend cannot serve gives back every region whose
  *     chunks are all free (when that could make room) and extends again;
  *   - with region_coalescing, a region that starts where the previous one ends extends it and
- *     its chunk links to (and merges with) that region's last chunk.
+ *     its chunk links to (and merges with) that region's last chunk; a region given back
+ *     returns each device allocation it was built from on its own.
  * Statistics keep TensorFlow's names (num_allocs, bytes_in_use, peak_bytes_in_use,
  * largest_alloc_size, pool_bytes, peak_pool_bytes, bytes_limit, largest_free_block_bytes) and
  * BFC's fragmentation metric (free - largest free chunk) / free. */
@@ -81,9 +83,14 @@ struct chunk {
     struct region *region;
 };
 
+/* A region is one device allocation, or with region_coalescing a run of adjacent ones that
+ * extend it: `pieces` keeps their sizes in address order, so the region goes back to the device
+ * as what the device gave (see gc_regions). */
 typedef struct region {
     uint64_t addr, size;
     chunk *first;
+    uint64_t *pieces;
+    size_t npieces;
 } region;
 
 typedef struct bfc {
@@ -186,9 +193,24 @@ static region *region_insert(bfc *b, uint64_t addr, uint64_t size)
     memmove(&b->regions[i + 1], &b->regions[i], (b->nregions - i) * sizeof *b->regions);
     b->nregions++;
     region *r = am_malloc(sizeof *r);
-    *r = (region){addr, size, NULL};
+    *r = (region){addr, size, NULL, am_malloc(sizeof *r->pieces), 1};
+    r->pieces[0] = size;
     b->regions[i] = r;
     return r;
+}
+
+/* A device allocation adjacent to r's end extends it (region_coalescing). */
+static void region_extend(region *r, uint64_t size)
+{
+    r->pieces = am_realloc(r->pieces, (r->npieces + 1) * sizeof *r->pieces);
+    r->pieces[r->npieces++] = size;
+    r->size += size;
+}
+
+static void region_destroy(region *r)
+{
+    free(r->pieces);
+    free(r);
 }
 
 static int region_used(const region *r)
@@ -263,7 +285,7 @@ static int extend(bfc *b, uint64_t rounded)
             }
     }
     if (r) {
-        r->size += bytes;
+        region_extend(r, bytes);
         chunk *last = r->first;
         while (last->next)
             last = last->next;
@@ -286,7 +308,10 @@ static chunk *find_chunk(bfc *b, uint64_t rounded, uint64_t requested)
     chunk *c = bt_lower_bound(&b->free_set, rounded, 0, &it);
     if (!c)
         return NULL;
-    if (c->size >= 2 * rounded || c->size - rounded >= b->max_frag) {
+    /* A chunk that fits exactly is handed out whole: with max_frag 0 (fraction x limit below
+     * one byte) the second test holds for it too, and until 2026-11-28 it was split into a
+     * 0-byte chunk that broke the region's tiling (tsl would make the same empty chunk). */
+    if (c->size > rounded && (c->size >= 2 * rounded || c->size - rounded >= b->max_frag)) {
         /* the remainder takes c's entry in the free set */
         chunk *rest = chunk_new(b);
         rest->addr = c->addr + rounded;
@@ -338,10 +363,19 @@ static int gc_regions(bfc *b, uint64_t rounded)
             bin_remove(b, c);
             chunk_put(b, c);
         }
-        b->env.dev_free(b->env.ctx, r->addr, r->size);
+        /* tsl frees the region with one SubAllocator::Free of its whole range; TensorFlow's
+         * sub-allocator that coalesces (GpuVirtualMemAllocator) then unmaps and releases each
+         * mapping it made, one per Alloc. So each device allocation goes back on its own: one
+         * dev_free (and G line, and segment_unmap) each, and device_allocs - device_frees stays
+         * the ranges held. Until 2026-11-28 a coalesced region went back in one dev_free. */
+        uint64_t at = r->addr;
+        for (size_t k = 0; k < r->npieces; k++) {
+            b->env.dev_free(b->env.ctx, at, r->pieces[k]);
+            at += r->pieces[k];
+        }
         b->pool_bytes -= r->size;
         b->regions_freed++;
-        free(r);
+        region_destroy(r);
     }
     b->nregions = keep;
     b->gc_runs++;
@@ -480,6 +514,11 @@ static int bfc_check(void *st, am_error *err)
         }
         if (at != r->addr + r->size)
             BAD("bfc: chunks of region %" PRIu64 " do not fill it", r->addr);
+        uint64_t pieces = 0;
+        for (size_t k = 0; k < r->npieces; k++)
+            pieces += r->pieces[k];
+        if (pieces != r->size)
+            BAD("bfc: device allocations of region %" PRIu64 " do not fill it", r->addr);
     }
     if (pool != b->pool_bytes || in_use != b->bytes_in_use || nfree != b->free_set.n ||
         bt_check(&b->free_set))
@@ -511,8 +550,14 @@ static void bfc_finish(void *st)
              b->pool_bytes, b->peak_pool_bytes, largest, frag, b->ooms);
     b->env.log(b->env.ctx, line);
     /* Teardown: the allocator gives every region back (logged; state kept for the report). */
-    for (size_t i = 0; i < b->nregions; i++)
-        log_region(b, 'G', b->regions[i]->addr, b->regions[i]->size);
+    for (size_t i = 0; i < b->nregions; i++) {
+        const region *r = b->regions[i];
+        uint64_t at = r->addr;
+        for (size_t k = 0; k < r->npieces; k++) { /* one line per device allocation, as GC */
+            log_region(b, 'G', at, r->pieces[k]);
+            at += r->pieces[k];
+        }
+    }
 }
 
 /* The pool limit: memory_limit, else memory_fraction of the capacity. */
@@ -538,6 +583,17 @@ static int bfc_check_opts(const void *opts, const alloc_env *env, am_error *err)
                        "256 bytes", lim, o->memory_fraction, env->capacity);
 }
 
+/* max_internal_fragmentation_bytes_ = fraction * limit, truncated as tsl's double to size_t.
+ * A product of 2^64 or more (a limit near 2^64, where the double rounds up to 2^64) has no
+ * uint64_t value and converting it is undefined behaviour: it saturates to UINT64_MAX, which no
+ * remainder reaches, so only the 2R rule splits. Until 2026-11-28 the conversion gave 0 here
+ * (on x86-64), so every remainder split. */
+static uint64_t max_frag_bytes(uint64_t limit, double fraction)
+{
+    double p = (double)limit * fraction;
+    return p >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)p;
+}
+
 static int bfc_create(void **out, const alloc_env *env, const void *opts, am_error *err)
 {
     static const struct bfc_opts defaults = {0, 0.75, 0, 0, 0, 0, 0, 10 * AM_PS_PER_S};
@@ -550,7 +606,7 @@ static int bfc_create(void **out, const alloc_env *env, const void *opts, am_err
     b->o = *o;
     b->limit = bfc_limit(o, env);
     b->max_frag = o->fragmentation_fraction > 0
-                      ? (uint64_t)((double)b->limit * o->fragmentation_fraction)
+                      ? max_frag_bytes(b->limit, o->fragmentation_fraction)
                       : BFC_DEFAULT_MAX_FRAG;
     /* Without allow_growth the whole limit, rounded up to 256 bytes; a limit in the last 255
      * bytes below 2^64 would round to 0 (and extend() double 0 for ever, as until 2026-11-27):
@@ -567,7 +623,7 @@ static void bfc_destroy(void *st)
     bt_destroy(&b->free_set);
     recpool_destroy(&b->chunks);
     for (size_t i = 0; i < b->nregions; i++)
-        free(b->regions[i]);
+        region_destroy(b->regions[i]);
     free(b->regions);
     free(b);
 }

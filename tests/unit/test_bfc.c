@@ -134,6 +134,28 @@ static void test_split_rules(void)
     tl_close(&L);
 }
 
+/* The fragmentation threshold at its extremes: fraction x limit below one byte truncates to 0,
+ * where an exact fit must still be handed out whole (no 0-byte chunk); a product of 2^64 or more
+ * saturates instead of converting to 0, so only the 2R rule splits. */
+static void test_split_threshold_extremes(void)
+{
+    lvl L;
+    uint64_t sz;
+    mk(&L, "64MiB", "      memory_limit: 48MiB\n      fragmentation_fraction: 1e-12\n");
+    CU_ASSERT_EQUAL(tl_alloc(&L, 48 * MiB, &sz, NULL), 0); /* the one region, filled exactly */
+    CU_ASSERT_EQUAL(sz, 48 * MiB);
+    CU_ASSERT(tl_check(&L) == 0);
+    tl_close(&L);
+
+    mk(&L, "64MiB", "      memory_limit: 18446744073709551615\n      allow_growth: true\n"
+                    "      fragmentation_fraction: 1\n");
+    CU_ASSERT_EQUAL(tl_alloc(&L, 1000, &sz, NULL), 0);          /* region of 2 MiB */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, NULL), 2 * MiB); /* region of 4 MiB */
+    CU_ASSERT_EQUAL(sz, 4 * MiB); /* 4 < 2 x 3 and 1 MiB < 2^64 - 1: not split */
+    CU_ASSERT(tl_check(&L) == 0);
+    tl_close(&L);
+}
+
 /* A freed chunk merges with next, then previous. */
 static void test_coalescing(void)
 {
@@ -301,6 +323,45 @@ static void test_garbage_collection(void)
         }
         tl_close(&L);
     }
+}
+
+/* garbage_collection with region_coalescing: a region built from several device allocations
+ * goes back one device allocation at a time (tsl's one Free of the range, which the coalescing
+ * sub-allocator answers by releasing each mapping), so device_allocs - device_frees is the
+ * ranges held; the teardown lines follow the same pieces. Until 2026-11-28 one dev_free and
+ * one G line gave back the whole region: device_allocs 3, device_frees 1, one range held. */
+static void test_garbage_collection_coalesced(void)
+{
+    lvl L;
+    mk(&L, "64MiB", "      memory_limit: 12MiB\n      allow_growth: true\n"
+                    "      garbage_collection: true\n      region_coalescing: true\n");
+    uint64_t sz, h1, h2;
+    tl_alloc(&L, 1000, &sz, &h1);                             /* R 0 2MiB */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 3 * MiB, &sz, &h2), 1024);   /* R 2MiB 4MiB, extends it */
+    CU_ASSERT_EQUAL(stat(&L, "num_regions").v, 1);
+    tl_free(&L, h1, 1000, 1024);
+    tl_free(&L, h2, 3 * MiB, sz);
+    /* 7 MiB: 6 MiB of limit left; GC gives the one region back, as its two allocations. */
+    CU_ASSERT_EQUAL(tl_alloc(&L, 7 * MiB, &sz, NULL), 0);
+    CU_ASSERT_STRING_EQUAL(logtext(&L), "R 0 2097152\nR 2097152 4194304\nG 0 2097152\n"
+                                        "G 2097152 4194304\nR 0 8388608\n");
+    const mem_metrics *m = mem_get_metrics(L.m);
+    CU_ASSERT_EQUAL(m->device_allocs, 3);
+    CU_ASSERT_EQUAL(m->device_frees, 2);
+    CU_ASSERT_EQUAL(stat(&L, "regions_freed").v, 1);
+    tl_close(&L);
+
+    /* held to the end: the teardown gives back each device allocation of the region too */
+    mk(&L, "64MiB", "      memory_limit: 12MiB\n      allow_growth: true\n"
+                    "      region_coalescing: true\n");
+    tl_alloc(&L, 1000, &sz, NULL);
+    tl_alloc(&L, 3 * MiB, &sz, NULL);
+    mem_finish(L.m);
+    const char *log = logtext(&L);
+    const char *g = strstr(log, "\nG ");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(g);
+    CU_ASSERT_STRING_EQUAL(g, "\nG 0 2097152\nG 2097152 4194304\n");
+    tl_close(&L);
 }
 
 /* garbage_collection gives nothing back when that cannot serve the request, as TensorFlow's
@@ -518,6 +579,7 @@ void suite_bfc(void)
     TU_SUITE("bfc", {"rounding to 256", test_rounding}, {"bin numbers", test_bins},
              {"best fit, lowest address on ties", test_best_fit_tie_break},
              {"both split conditions", test_split_rules},
+             {"split threshold below one byte and at 2^64", test_split_threshold_extremes},
              {"coalescing next then previous", test_coalescing},
              {"region doubling", test_region_doubling},
              {"region size saturates", test_region_size_saturates},
@@ -526,6 +588,8 @@ void suite_bfc(void)
              {"garbage collection", test_garbage_collection},
              {"garbage collection skips when it cannot serve the request",
               test_garbage_collection_skip},
+             {"garbage collection gives a coalesced region back per device allocation",
+              test_garbage_collection_coalesced},
              {"statistics and fragmentation metric", test_statistics_and_fragmentation},
              {"memory_fraction and memory_limit", test_memory_fraction},
              {"region coalescing", test_region_coalescing},

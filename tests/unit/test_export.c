@@ -703,6 +703,25 @@ static void test_snapshot_coalesced_pending(void)
     CU_ASSERT_EQUAL(su.ooms, 0);
 }
 
+/* bfc with garbage_collection and region_coalescing gives a region built from two device
+ * allocations back as those two: two segment_unmap entries, one per segment_map, and the
+ * replay matches all five device calls. Until 2026-11-28 one segment_unmap of 6 MiB gave back
+ * both (4 device calls recorded, device_frees 1 where 2 of 3 ranges were gone). */
+static void test_snapshot_coalesced_gc(void)
+{
+    const char *cfg = tu_write("rcgc.yaml",
+                               "version: 1\ndefault_memory: hbm\nmemories:\n  hbm:\n"
+                               "    capacity: 64MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "12MiB, allow_growth: true, garbage_collection: true, "
+                               "region_coalescing: true}\n");
+    const char *tpath = tu_write("rcgc.trace", "amsim-trace v1\nalloc 1 1000\nalloc 2 3MiB\n"
+                                 "free 1\nfree 2\nalloc 3 7MiB\n");
+    sim_summary su;
+    export_replay(cfg, tpath, 2, &su);
+    CU_ASSERT_EQUAL(su.segment_events_recorded, 5);
+    CU_ASSERT_EQUAL(su.address_matches, 3);
+}
+
 /* A random trace (LCG from seed: deterministic) for the region_coalescing round trip: STEPS
  * allocations of 100 B << (0 .. shifts - 1) plus up to as much again, frees, and pending frees
  * completed later, at most LIVE live. */
@@ -2024,6 +2043,8 @@ void suite_export(void)
               test_snapshot_replay_validates},
              {"pytorch snapshot: bfc region_coalescing, a pending free merging a later region",
               test_snapshot_coalesced_pending},
+             {"pytorch snapshot: bfc region_coalescing, GC gives back each device allocation",
+              test_snapshot_coalesced_gc},
              {"pytorch snapshot: bfc region_coalescing, a random trace replays at every address",
               test_snapshot_coalesced_random},
              {"a donation across streams keeps the donor's stream in the export",
