@@ -444,7 +444,13 @@ static int ykey_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *whe
 
 /* The PATH a key of set: or axes: (`where`) names, or NULL with *e set: a key that is not a
  * scalar (ykey_fail) or an empty PATH ("": 1), which names no setting (until 2026-11-27 it
- * got the --set wording, "expected PATH=VALUE"). */
+ * got the --set wording, "expected PATH=VALUE"), or a PATH holding '=', which names none
+ * either: no config key has one. Each entry goes to the runs as the override "PATH=VALUE",
+ * split at its first '=', so until 2026-11-28 such a key was split there and misread: set:
+ * {"memories.hbm.capacity=2GiB #": 1GiB} ran with 2 GiB, and an axis of
+ * "memories.hbm.allocator.policy=caching #" ran caching under each of its values' names.
+ * Every other byte of a key reaches the config as written (the PATH is not read as YAML
+ * again), so a '#', a blank, a quote or a leading '-' is a key that names no setting. */
 static const char *ypath_key(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
 {
     const char *a = yscalar(k);
@@ -452,9 +458,20 @@ static const char *ypath_key(am_error *e, ydoc *y, const yaml_node_t *k, const c
         char w[16];
         snprintf(w, sizeof w, "%s: ", where);
         ykey_fail(e, y, k, w);
-    } else if (!a[0])
+        return NULL;
+    }
+    if (!a[0]) {
         yfail(e, y, k, "%s: an empty PATH names no setting (e.g. memories.hbm.capacity)", where);
-    return a && a[0] ? a : NULL;
+        return NULL;
+    }
+    if (strchr(a, '=')) {
+        char shown[128];
+        yfail(e, y, k, "%s: '%s' names no setting: a PATH has no '=' (write PATH: VALUE, e.g. "
+              "memories.hbm.capacity: 1GiB)", where, am_echo(shown, sizeof shown, a, strlen(a),
+                                                             96));
+        return NULL;
+    }
+    return a;
 }
 
 /* Item i of a scalar (itself) or a sequence node. */

@@ -2796,6 +2796,27 @@ static void sweep_not_scalar(void)
         bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
 }
 
+/* A set: or axes: key holding '=' names no setting: until 2026-11-28 the key was split at its
+ * '=' when passed on as PATH=VALUE, so "memories.hbm.capacity=2GiB #" ran with 2 GiB and the
+ * axis below ran caching under each of its values' names. Other bytes are kept as written. */
+static void sweep_path_with_eq(void)
+{
+    static const char *const c[][2] = {
+        {"set:\n  \"memories.hbm.capacity=2GiB #\": 1GiB\n",
+         "@:4:3: set: 'memories.hbm.capacity=2GiB #' names no setting: a PATH has no '=' (write "
+         "PATH: VALUE, e.g. memories.hbm.capacity: 1GiB)"},
+        {"axes: {\"memories.hbm.allocator.policy=caching #\": [bfc, best_fit]}\n",
+         "@:3:8: axes: 'memories.hbm.allocator.policy=caching #' names no setting: a PATH has no "
+         "'=' (write PATH: VALUE, e.g. memories.hbm.capacity: 1GiB)"},
+        {"set: {\"memories.hbm.capacity #\": 1GiB}\n",
+         "@:3:34: unknown key 'memories.hbm.capacity #' (did you mean 'capacity'?)"},
+        {"set: {\"-memories.hbm.capacity\": 1GiB}\n", "@:3:33: unknown key '-memories' (did "
+                                                       "you mean 'memories'?)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("patheq.yaml", c[i][0], c[i][1]);
+}
+
 /* A sweep's own numbers have a config number's form: no '+', no leading zero (YAML 1.1 reads
  * 010 as octal 8). Until 2026-11-27 seed 010 ran as seed 10, device +1 and 01 as device 1, and
  * a range from 010 started at 10. */
@@ -4974,6 +4995,7 @@ void suite_badinput(void)
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
+             {"sweep: a set: or axes: PATH holding '='", sweep_path_with_eq},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
              {"sweep: an exclusion value in a number form the sweep refuses",
