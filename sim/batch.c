@@ -2394,6 +2394,11 @@ static int base_unreadable(ydoc *y, const yaml_node_t *v, const char *path, am_e
         return yfail(err, y, v, "base: '%s' is a folder, not a config", yscalar(v));
     if (access(path, R_OK) != 0)
         return yfail(err, y, v, "base: cannot read '%s': %s", yscalar(v), strerror(errno));
+    /* a sweep (another, this one, or one of a cycle): until 2026-11-28 the config loader read
+     * it and said "sw2.yaml:1:1: unknown key 'base'", naming neither base: nor what was wrong.
+     * Only a regular file is looked into: a FIFO's open would block. */
+    if (S_ISREG(st.st_mode) && batch_sniff_sweep(path))
+        return yfail(err, y, v, "base: '%s' is a sweep, not a config", yscalar(v));
     return 0;
 }
 

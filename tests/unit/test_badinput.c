@@ -3007,6 +3007,46 @@ static void sweep_base_unreadable(void)
     }
 }
 
+/* A base: naming a sweep (another, the sweep itself, one of a cycle) is refused at its value,
+ * and run, mincap and check -c say a sweep given as -c is a sweep: until 2026-11-28 both got
+ * the config loader's "SW.yaml:1:1: unknown key 'base'". */
+static void sweep_base_is_sweep(void)
+{
+    char sw[1200], args[1400], want[1400];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", cfg, trace_gpu());
+    char *sw2 = strdup(bi_write("basesw2.yaml", sw, strlen(sw)));
+    static const char *const c[][2] = {
+        {"basesw3.yaml", "basesw2.yaml"},  /* another sweep */
+        {"baseself.yaml", "baseself.yaml"}, /* itself */
+        {"basecyc1.yaml", "basecyc2.yaml"}, /* a cycle: 1 -> 2 -> 1 */
+        {"basecyc2.yaml", "basecyc1.yaml"},
+    };
+    char *path[AM_ARRAY_LEN(c)];
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", c[i][1], trace_gpu());
+        path[i] = strdup(bi_write(c[i][0], sw, strlen(sw)));
+    }
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(want, sizeof want, "%s:1:7: base: '%s' is a sweep, not a config", path[i],
+                 c[i][1]);
+        snprintf(args, sizeof args, "batch '%s' --list", path[i]);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "check '%s'", path[i]);
+        bi_expect(args, 1, want);
+        free(path[i]);
+    }
+    snprintf(want, sizeof want, "amsim: %s is a sweep, not a config: run it with amsim batch %s",
+             sw2, sw2);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "check -c '%s' '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    free(sw2);
+}
+
 /* An expectations: that names a file, not a folder, is refused at its value, as base: '.' is
  * (until 2026-11-27 check and batch --list passed it, and every run then failed with "Not a
  * directory"); by check too. The sweep file itself is such a file. */
@@ -5010,6 +5050,7 @@ void suite_badinput(void)
              {"cli: batch -j and gen's integers in a config number's form",
               cli_jobs_seed_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
+             {"sweep: a base: that is a sweep, at its value; run -c SWEEP", sweep_base_is_sweep},
              {"sweep: an expectations: that is a file, at its value", sweep_expect_not_folder},
              {"expectation: a signed tolerance", expect_tolerance_sign},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
