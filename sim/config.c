@@ -71,6 +71,7 @@ typedef struct cfg_owner {
     int nfile_levels;
     const char *file_level[CFG_MAX_LEVELS], *file_policy[CFG_MAX_LEVELS];
     int preset_merged; /* the config said preset_merged: true: no preset was loaded */
+    int file_merged;   /* the file itself says preset_merged: true (take_preset_merged) */
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -2737,8 +2738,12 @@ static void map_drop(cfg_node *root, const char *key)
  * own folder: until 2026-11-28 a preset found beside the user's config or through
  * $AMSIM_DEVICES was `unknown device` there, and a local preset named as a shipped one was
  * silently replaced by it. The key is taken out of the tree (the summary's echo of the config
- * stays as for a plain `device:`); *merged gets its value, 0 when absent. */
-static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
+ * stays as for a plain `device:`); *merged gets its value, 0 when absent. file_merged: the
+ * file itself says true. An override saying true over a file that does not is refused at the
+ * override: the preset is not in that file, and until 2026-11-28 the load went on without it
+ * and failed on the file ("pm2.yaml:1:1: missing required key 'memories' ..."), blaming the
+ * file for what the --set said. */
+static int take_preset_merged(cfg_node *root, int file_merged, int *merged, am_error *e)
 {
     const cfg_node *m = map_get(root, "preset_merged"), *dev = map_get(root, "device");
     *merged = 0;
@@ -2749,6 +2754,10 @@ static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
                          kind_name(m->kind));
     if (parse_bool(m->value, merged) < 0)
         return node_fail(e, m, "preset_merged: expected true or false, got '%s'", m->value);
+    if (*merged && !file_merged)
+        return node_fail(e, m, "preset_merged: true over a file that does not say so: only a "
+                         "file holding its device's preset (an effective config) can; drop "
+                         "this override to load the preset");
     if (*merged && !dev) /* false merges nothing: as if absent */
         return node_fail(e, m, "preset_merged: true, but the config names no device");
     if (*merged && check_device(dev, e) < 0)
@@ -2785,8 +2794,11 @@ static int check_merged_device(const cfg_node *root, const char *file_device, am
 static void note_file(cfg_owner *o, const cfg_node *root)
 {
     const cfg_node *dev = map_get(root, "device"), *mem = map_get(root, "memories");
+    const cfg_node *pm = map_get(root, "preset_merged");
     if (dev && dev->kind == CFG_SCALAR)
         o->file_device = pool_intern(&o->pool, dev->value);
+    if (pm && pm->kind == CFG_SCALAR && parse_bool(pm->value, &o->file_merged) < 0)
+        o->file_merged = 0; /* take_preset_merged refuses it */
     for (const cfg_node *ln = mem ? mem->child : NULL; ln; ln = ln->next) {
         const cfg_node *a = map_get(ln, "allocator"), *pn = map_get(a, "policy");
         if (!ln->key || o->nfile_levels == CFG_MAX_LEVELS || (pn && pn->kind != CFG_SCALAR))
@@ -3052,7 +3064,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
         goto err;
     int merged;
-    if (take_preset_merged(root, &merged, err) < 0 ||
+    if (take_preset_merged(root, o->file_merged, &merged, err) < 0 ||
         (merged && check_merged_device(root, o->file_device, err) < 0))
         goto err;
     o->preset_merged = merged;

@@ -1262,6 +1262,31 @@ static void y_preset_merged_other_device(void)
     bi_expect(args, 1, w);
     free(w);
 }
+/* preset_merged: true given by an override over a file that does not say it is refused at the
+ * override, a --set or a sweep's set: (until 2026-11-28 the load went on without the preset
+ * and failed on the file: "FILE:1:1: missing required key 'memories' ...", naming no --set). */
+static void y_preset_merged_by_set(void)
+{
+#define BI_PM_WHY "preset_merged: true over a file that does not say so: only a file holding " \
+                  "its device's preset (an effective config) can; drop this override to load " \
+                  "the preset"
+    bi_run(&(bi_case){BI_CONFIG, "pmset.yaml", V "device: h100\npreset_merged: false\n", 0,
+                      "amsim: --set 'preset_merged=on': " BI_PM_WHY, "--set preset_merged=on",
+                      NULL});
+    bi_run(&(bi_case){BI_CONFIG, "pmset2.yaml", V "device: h100\n", 0,
+                      "amsim: --set 'preset_merged=true': " BI_PM_WHY,
+                      "--set preset_merged=true", NULL});
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("pmset-base.yaml", V "device: h100\n", strlen(V "device: h100\n"));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\nset: {preset_merged: true}\n", cfg,
+             trace_gpu());
+    const char *p = bi_write("pmset-sweep.yaml", sw, strlen(sw));
+    char *w = bi_expand("amsim: @:3:22: " BI_PM_WHY, p);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, w);
+    free(w);
+#undef BI_PM_WHY
+}
 /* A device preset copied from an effective config, preset_merged kept: refused at the key, as
  * a device in a preset is (until 2026-11-28 the effective config said it twice, unreadable). */
 static void y_preset_says_merged(void)
@@ -4924,6 +4949,8 @@ void suite_badinput(void)
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
               y_preset_merged_other_device},
+             {"yaml: preset_merged: true by --set or set: over a file without it",
+              y_preset_merged_by_set},
              {"yaml: preset_merged inside a device preset", y_preset_says_merged},
              {"yaml: preset_merged: true without memories", y_preset_merged_no_memories},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
