@@ -656,7 +656,15 @@ static int value_match(const char *pat, const char *v, int is_trace);
 static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
-        cfg_write_scalar(f, n ? yscalar(n) : "");
+        const char *t = n ? yscalar(n) : "";
+        int quoted = n && (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                           n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+        /* YAML's null words keep their reading: a plain ~ or null stays null, a quoted one a
+         * string (cfg_write_scalar writes null plain and ~ quoted, turning both around) */
+        if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+            fprintf(f, quoted ? "\"%s\"" : "%s", t);
+        else
+            cfg_write_scalar(f, t);
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {

@@ -188,18 +188,22 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* YAML's null: nothing, ~ or null (any of YAML's spellings). */
-static int null_text(const char *v)
+/* YAML's null: nothing, ~ or null (any of YAML's spellings), unquoted; and '' (the README's
+ * rule: an empty value is null however written). A quoted "~" or 'null' is a string to YAML:
+ * until 2026-11-28 `allocator: "~"` was read as null, an empty map, while `allocator: none`
+ * was refused ("expected a map, not a scalar"). */
+static int null_scalar(const cfg_node *n)
 {
-    return !v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-           !strcmp(v, "NULL");
+    const char *v = n->value;
+    return !v[0] || (!n->quoted && (!strcmp(v, "~") || !strcmp(v, "null") ||
+                                    !strcmp(v, "Null") || !strcmp(v, "NULL")));
 }
 
 /* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
  * expected is an empty map (until 2026-11-27 `memories:` was one but `memories: ~` refused). */
 static int as_map(cfg_node *n)
 {
-    if (n->kind == CFG_SCALAR && n->value && null_text(n->value)) {
+    if (n->kind == CFG_SCALAR && n->value && null_scalar(n)) {
         free(n->value);
         n->value = NULL;
         n->kind = CFG_MAP;
@@ -708,6 +712,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             }
             n = node_new(CFG_SCALAR, file, line, col);
             n->value = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+            n->quoted = ev.data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                        ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
             break;
@@ -800,7 +806,7 @@ static void merge_maps(cfg_node *dst, cfg_node *src)
 /* A --set value that is empty: "PATH=", "PATH=''", "PATH=~" or "PATH={}". */
 static int empty_value(const cfg_node *v)
 {
-    return (v->kind == CFG_SCALAR && null_text(v->value)) || (v->kind == CFG_MAP && !v->child);
+    return (v->kind == CFG_SCALAR && null_scalar(v)) || (v->kind == CFG_MAP && !v->child);
 }
 
 /* Whether a dotted path names one of the schema's maps: a section (memories, links, trace,

@@ -1232,6 +1232,25 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* A quoted "~" or 'null' where a map goes is a string, refused as `allocator: none` is; a
+ * plain ~ and '' stay null (until 2026-11-28 the quoted ones were null too). In a file, by
+ * --set, and in a sweep's set:, whose value is passed on with its quotes. */
+static void bi_sweep(const char *name, const char *text, const char *want);
+static void y_quoted_null(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "qnull.yaml",
+                      V "device: h100\nmemories: {hbm: {allocator: \"~\"}}\n", 0,
+                      "amsim: @:3:18: memories.hbm.allocator: expected a map, not a scalar",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "qnull2.yaml", V "device: h100\nlinks: 'null'\n", 0,
+                      "amsim: @:3:1: links: expected a map, not a scalar", NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "qnull3.yaml", V "device: h100\n", 0,
+                      "amsim: --set 'memories.hbm.allocator=\"~\"': memories.hbm.allocator: "
+                      "expected a map, not a scalar",
+                      "--set 'memories.hbm.allocator=\"~\"'", NULL});
+    bi_sweep("qnull-sweep.yaml", "set: {memories.hbm.allocator: 'null'}\n",
+             "@:3:31: memories.hbm.allocator: expected a map, not a scalar");
+}
 /* preset_merged (what an effective config writes beside its device: the preset is in the
  * file, nothing is looked up) takes a boolean and a device to label. */
 BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
@@ -4945,6 +4964,7 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
+             {"yaml: a quoted ~ or null where a map goes", y_quoted_null},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
