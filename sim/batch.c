@@ -812,18 +812,27 @@ static int gen_arg_help(const char *a)
     return a && (!strcmp(a, "--help") || !strncmp(a, "-h", 2));
 }
 
-/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL: the
- * config's number form first (until 2026-11-27 seed 010 ran as seed 10), then gen's range. One
- * rule for a `seeds:` value (check_seeds) and an exclusion's seed (excl_value_form). */
-static const char *seed_text_why(const char *text, char *buf, size_t n)
+/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL with
+ * the seed in *seed: the config's number form first (until 2026-11-27 seed 010 ran as seed 10),
+ * then read as a config integer is, so a whole number with an exponent or a fraction of zeros
+ * is one (1e0, 1.0: until 2026-11-28 only digits were, though the sweeps README says seeds are
+ * written as a config's numbers), then gen's range. One rule for a `seeds:` value (check_seeds)
+ * and an exclusion's seed (excl_value_form). */
+static const char *seed_text_why(const char *text, char *buf, size_t n, uint64_t *seed)
 {
-    uint64_t seed;
+    static const opt_desc as_uint = {.key = "seed", .type = OPT_UINT};
     const char *form = cfg_number_form(text);
     if (form) {
         snprintf(buf, n, "bad number '%s': %s", text, form);
         return buf;
     }
-    const char *why = gen_seed_parse(text, &seed);
+    if (cfg_opt_u64(&as_uint, text, seed) != 0) {
+        snprintf(buf, n, "'%s' is not an unsigned integer", text);
+        return buf;
+    }
+    char digits[24];
+    snprintf(digits, sizeof digits, "%" PRIu64, *seed);
+    const char *why = gen_seed_parse(digits, seed); /* gen's range, in its words */
     if (why) {
         snprintf(buf, n, "'%s' %s", text, why);
         return buf;
@@ -834,13 +843,30 @@ static const char *seed_text_why(const char *text, char *buf, size_t n)
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
-static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
+static int check_seeds(ydoc *y, yaml_node_t *n, strlist *seeds, am_error *err)
 {
     char why[sizeof ((am_error *)0)->msg]; /* a seed of any length, as far as a message holds */
-    for (int i = 0; i < seeds->n; i++)
-        if (seed_text_why(seeds->v[i], why, sizeof why))
+    for (int i = 0; i < seeds->n; i++) {
+        uint64_t seed;
+        if (seed_text_why(seeds->v[i], why, sizeof why, &seed))
             return yfail(err, y, yitem(y, n, i), "seeds: %s", why);
+    }
     return 0;
+}
+
+/* Each seed of seeds (checked: check_seeds) in digits, as gen's --seed reads one: 1e0 is
+ * seed 1, in the runs' names and results too. After the repeat check, which names the seeds
+ * as written. */
+static void seeds_as_digits(strlist *seeds)
+{
+    char why[128];
+    for (int i = 0; i < seeds->n; i++) {
+        uint64_t seed;
+        if (seed_text_why(seeds->v[i], why, sizeof why, &seed))
+            continue;
+        free(seeds->v[i]);
+        seeds->v[i] = xprintf("%" PRIu64, seed);
+    }
 }
 
 /* A pair of a map by its key, for sorting (no_duplicate_keys). */
@@ -1926,8 +1952,9 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
 static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
                                    size_t n)
 {
+    uint64_t seed;
     if (d == EXD_SEED)
-        return seed_text_why(val, why_buf, n);
+        return seed_text_why(val, why_buf, n, &seed);
     if (d < EXD_AXIS)
         return NULL;
     /* the loader's own rule for the option's values (opt_parse), as axis_number_forms applies
@@ -2580,6 +2607,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", 0, err) != 0)
                 goto out;
+            seeds_as_digits(&s->seeds);
         } else if (strcmp(ks, "set") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
                 yfail(err, &y, v, "%s", "set: expected a map PATH: VALUE");

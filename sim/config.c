@@ -1193,8 +1193,13 @@ static int parse_uint(const char *s, uint64_t *u)
      * many bytes, refusing fractions ("1.5", "1e-3") */
     if (strspn(s, "0123456789.eE+-") != strlen(s))
         return -1;
-    if (units_size_whole(s, u, NULL) == 0)
+    const char *why = NULL;
+    if (units_size_whole(s, u, &why) == 0)
         return 0;
+    /* a fraction first: 18446744073709551614.9 is not whole, though as a double it is 2^64
+     * (until 2026-11-28 it was "too large") */
+    if (why && strstr(why, "not a whole number"))
+        return -3;
     double r;
     return units_real(s, &r, NULL) == 0 && r >= 18446744073709551616.0 ? -2 : -1;
 }
@@ -1226,6 +1231,10 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             if (it->kind == CFG_SCALAR && (rc = parse_uint(it->value, &u)) == -2)
                 return node_fail(e, it, "%s: item %zu: '%s' is too large (at most 2^64 - 1)",
                                  path, i + 1, echo_value(shown, sizeof shown, it->value));
+            if (it->kind == CFG_SCALAR && rc == -3)
+                return node_fail(e, it, "%s: item %zu: expected a non-negative integer, got "
+                                 "'%s': not a whole number", path, i + 1,
+                                 echo_value(shown, sizeof shown, it->value));
             if (it->kind != CFG_SCALAR || rc < 0)
                 return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
@@ -1287,6 +1296,9 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
     case OPT_UINT:
         if ((rc = parse_uint(s, &u)) == -2)
             return node_fail(e, n, "%s: '%s' is too large (at most 2^64 - 1)", path, sv);
+        if (rc == -3)
+            return node_fail(e, n, "%s: expected a non-negative integer, got '%s': not a whole "
+                             "number", path, sv);
         if (rc < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, sv);
         break;

@@ -2889,6 +2889,31 @@ static void sweep_number_form(void)
     free(want);
 }
 
+/* Seeds are read as a config's integers: 1e0 and 2.0 are seeds 1 and 2 (until 2026-11-28
+ * refused, "is not an unsigned integer"), 1.5 is no seed; a config integer with a fraction is
+ * not whole, not too large, even where its double is 2^64 (until 2026-11-28 "too large"). */
+static void sweep_seeds_as_integers(void)
+{
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char sw[1200], args[1400];
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1e0, 2.0]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    const char *p = bi_write("seedint.yaml", sw, strlen(sw));
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 0, ""); /* refused before: status 1 */
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1, 1.5]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    p = bi_write("seedint2.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:2:12: seeds: '1.5' is not an unsigned integer", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    free(want);
+    bi_run(&(bi_case){BI_CONFIG, "qdfrac.yaml",
+                      BI_CFG_TEXT "engine: {queue_depth: 18446744073709551614.9}\n", 0,
+                      "amsim: @:8:10: engine.queue_depth: expected a non-negative integer, got "
+                      "'18446744073709551614.9': not a whole number", NULL, NULL});
+}
+
 /* An axis value is held to the config's number form before it is compared with the others for
  * repeats: until 2026-11-27 `[1, 01]` was refused as "'01' repeats '1'", though `[8, 010]` was
  * a bad number, and so were `[1GiB, 01GiB]` and `[0.5, 00.5]`. */
@@ -2933,7 +2958,7 @@ static void sweep_exclusion_number_form(void)
         bi_sweep("exnumform.yaml", c[i][0], c[i][1]);
     static const char *const seeds[][2] = {
         {"010", "@:5:12: exclude: seed: bad number '010': leading zeros are not allowed"},
-        {"2e0", "@:5:12: exclude: seed: '2e0' is not an unsigned integer"},
+        {"2.5e0", "@:5:12: exclude: seed: '2.5e0' is not an unsigned integer"}, /* 2e0 is seed 2 */
     };
     const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
     for (size_t i = 0; i < AM_ARRAY_LEN(seeds); i++) {
@@ -5085,6 +5110,8 @@ void suite_badinput(void)
              {"sweep: a set: or axes: PATH holding '='", sweep_path_with_eq},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: seeds read as config integers; a config integer not whole",
+              sweep_seeds_as_integers},
              {"sweep: an exclusion value in a number form the sweep refuses",
               sweep_exclusion_number_form},
              {"sweep: an axis value in a number form the config refuses, before repeats",
