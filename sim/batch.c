@@ -827,7 +827,16 @@ static const char *seed_text_why(const char *text, char *buf, size_t n, uint64_t
         return buf;
     }
     if (cfg_opt_u64(&as_uint, text, seed) != 0) {
-        snprintf(buf, n, "'%s' is not an unsigned integer", text);
+        /* past 2^64 - 1 but whole (digits, 1e30) is out of gen's range, in gen's words: those
+         * of a seed one past its last */
+        double r;
+        const char *why = NULL;
+        if (units_real(text, &r, &why) == 0 && r >= 18446744073709551616.0 &&
+            r == floor(r))
+            why = gen_seed_parse("4294967296", seed);
+        else
+            why = "is not an unsigned integer";
+        snprintf(buf, n, "'%s' %s", text, why);
         return buf;
     }
     char digits[24];
