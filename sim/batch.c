@@ -444,7 +444,13 @@ static int ykey_fail(am_error *e, ydoc *y, const yaml_node_t *k, const char *whe
 
 /* The PATH a key of set: or axes: (`where`) names, or NULL with *e set: a key that is not a
  * scalar (ykey_fail) or an empty PATH ("": 1), which names no setting (until 2026-11-27 it
- * got the --set wording, "expected PATH=VALUE"). */
+ * got the --set wording, "expected PATH=VALUE"), or a PATH holding '=', which names none
+ * either: no config key has one. Each entry goes to the runs as the override "PATH=VALUE",
+ * split at its first '=', so until 2026-11-28 such a key was split there and misread: set:
+ * {"memories.hbm.capacity=2GiB #": 1GiB} ran with 2 GiB, and an axis of
+ * "memories.hbm.allocator.policy=caching #" ran caching under each of its values' names.
+ * Every other byte of a key reaches the config as written (the PATH is not read as YAML
+ * again), so a '#', a blank, a quote or a leading '-' is a key that names no setting. */
 static const char *ypath_key(am_error *e, ydoc *y, const yaml_node_t *k, const char *where)
 {
     const char *a = yscalar(k);
@@ -452,9 +458,20 @@ static const char *ypath_key(am_error *e, ydoc *y, const yaml_node_t *k, const c
         char w[16];
         snprintf(w, sizeof w, "%s: ", where);
         ykey_fail(e, y, k, w);
-    } else if (!a[0])
+        return NULL;
+    }
+    if (!a[0]) {
         yfail(e, y, k, "%s: an empty PATH names no setting (e.g. memories.hbm.capacity)", where);
-    return a && a[0] ? a : NULL;
+        return NULL;
+    }
+    if (strchr(a, '=')) {
+        char shown[128];
+        yfail(e, y, k, "%s: '%s' names no setting: a PATH has no '=' (write PATH: VALUE, e.g. "
+              "memories.hbm.capacity: 1GiB)", where, am_echo(shown, sizeof shown, a, strlen(a),
+                                                             96));
+        return NULL;
+    }
+    return a;
 }
 
 /* Item i of a scalar (itself) or a sequence node. */
@@ -639,7 +656,15 @@ static int value_match(const char *pat, const char *v, int is_trace);
 static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
-        cfg_write_scalar(f, n ? yscalar(n) : "");
+        const char *t = n ? yscalar(n) : "";
+        int quoted = n && (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                           n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+        /* YAML's null words keep their reading: a plain ~ or null stays null, a quoted one a
+         * string (cfg_write_scalar writes null plain and ~ quoted, turning both around) */
+        if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+            fprintf(f, quoted ? "\"%s\"" : "%s", t);
+        else
+            cfg_write_scalar(f, t);
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {
@@ -787,18 +812,36 @@ static int gen_arg_help(const char *a)
     return a && (!strcmp(a, "--help") || !strncmp(a, "-h", 2));
 }
 
-/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL: the
- * config's number form first (until 2026-11-27 seed 010 ran as seed 10), then gen's range. One
- * rule for a `seeds:` value (check_seeds) and an exclusion's seed (excl_value_form). */
-static const char *seed_text_why(const char *text, char *buf, size_t n)
+/* Why text is not a seed `seeds:` takes, written into buf (room n) and returned, or NULL with
+ * the seed in *seed: the config's number form first (until 2026-11-27 seed 010 ran as seed 10),
+ * then read as a config integer is, so a whole number with an exponent or a fraction of zeros
+ * is one (1e0, 1.0: until 2026-11-28 only digits were, though the sweeps README says seeds are
+ * written as a config's numbers), then gen's range. One rule for a `seeds:` value (check_seeds)
+ * and an exclusion's seed (excl_value_form). */
+static const char *seed_text_why(const char *text, char *buf, size_t n, uint64_t *seed)
 {
-    uint64_t seed;
+    static const opt_desc as_uint = {.key = "seed", .type = OPT_UINT};
     const char *form = cfg_number_form(text);
     if (form) {
         snprintf(buf, n, "bad number '%s': %s", text, form);
         return buf;
     }
-    const char *why = gen_seed_parse(text, &seed);
+    if (cfg_opt_u64(&as_uint, text, seed) != 0) {
+        /* past 2^64 - 1 but whole (digits, 1e30) is out of gen's range, in gen's words: those
+         * of a seed one past its last */
+        double r;
+        const char *why = NULL;
+        if (units_real(text, &r, &why) == 0 && r >= 18446744073709551616.0 &&
+            r == floor(r))
+            why = gen_seed_parse("4294967296", seed);
+        else
+            why = "is not an unsigned integer";
+        snprintf(buf, n, "'%s' %s", text, why);
+        return buf;
+    }
+    char digits[24];
+    snprintf(digits, sizeof digits, "%" PRIu64, *seed);
+    const char *why = gen_seed_parse(digits, seed); /* gen's range, in its words */
     if (why) {
         snprintf(buf, n, "'%s' %s", text, why);
         return buf;
@@ -809,13 +852,30 @@ static const char *seed_text_why(const char *text, char *buf, size_t n)
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
-static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
+static int check_seeds(ydoc *y, yaml_node_t *n, strlist *seeds, am_error *err)
 {
     char why[sizeof ((am_error *)0)->msg]; /* a seed of any length, as far as a message holds */
-    for (int i = 0; i < seeds->n; i++)
-        if (seed_text_why(seeds->v[i], why, sizeof why))
+    for (int i = 0; i < seeds->n; i++) {
+        uint64_t seed;
+        if (seed_text_why(seeds->v[i], why, sizeof why, &seed))
             return yfail(err, y, yitem(y, n, i), "seeds: %s", why);
+    }
     return 0;
+}
+
+/* Each seed of seeds (checked: check_seeds) in digits, as gen's --seed reads one: 1e0 is
+ * seed 1, in the runs' names and results too. After the repeat check, which names the seeds
+ * as written. */
+static void seeds_as_digits(strlist *seeds)
+{
+    char why[128];
+    for (int i = 0; i < seeds->n; i++) {
+        uint64_t seed;
+        if (seed_text_why(seeds->v[i], why, sizeof why, &seed))
+            continue;
+        free(seeds->v[i]);
+        seeds->v[i] = xprintf("%" PRIu64, seed);
+    }
 }
 
 /* A pair of a map by its key, for sorting (no_duplicate_keys). */
@@ -1901,8 +1961,9 @@ static int run_dim_ix(const sweep *s, const sw_run *r, int d)
 static const char *excl_value_form(const sweep *s, int d, const char *val, char *why_buf,
                                    size_t n)
 {
+    uint64_t seed;
     if (d == EXD_SEED)
-        return seed_text_why(val, why_buf, n);
+        return seed_text_why(val, why_buf, n, &seed);
     if (d < EXD_AXIS)
         return NULL;
     /* the loader's own rule for the option's values (opt_parse), as axis_number_forms applies
@@ -2377,6 +2438,11 @@ static int base_unreadable(ydoc *y, const yaml_node_t *v, const char *path, am_e
         return yfail(err, y, v, "base: '%s' is a folder, not a config", yscalar(v));
     if (access(path, R_OK) != 0)
         return yfail(err, y, v, "base: cannot read '%s': %s", yscalar(v), strerror(errno));
+    /* a sweep (another, this one, or one of a cycle): until 2026-11-28 the config loader read
+     * it and said "sw2.yaml:1:1: unknown key 'base'", naming neither base: nor what was wrong.
+     * Only a regular file is looked into: a FIFO's open would block. */
+    if (S_ISREG(st.st_mode) && batch_sniff_sweep(path))
+        return yfail(err, y, v, "base: '%s' is a sweep, not a config", yscalar(v));
     return 0;
 }
 
@@ -2550,6 +2616,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
             if (ystrings(&y, v, ks, &s->seeds, err) != 0 || check_seeds(&y, v, &s->seeds, err) != 0 ||
                 no_repeats(&y, v, &s->seeds, "seeds", 0, err) != 0)
                 goto out;
+            seeds_as_digits(&s->seeds);
         } else if (strcmp(ks, "set") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
                 yfail(err, &y, v, "%s", "set: expected a map PATH: VALUE");

@@ -71,6 +71,7 @@ typedef struct cfg_owner {
     int nfile_levels;
     const char *file_level[CFG_MAX_LEVELS], *file_policy[CFG_MAX_LEVELS];
     int preset_merged; /* the config said preset_merged: true: no preset was loaded */
+    int file_merged;   /* the file itself says preset_merged: true (take_preset_merged) */
 } cfg_owner;
 
 /* The pool's copy of s (made on first use). Linear search: a config has a handful of files. */
@@ -187,18 +188,22 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* YAML's null: nothing, ~ or null (any of YAML's spellings). */
-static int null_text(const char *v)
+/* YAML's null: nothing, ~ or null (any of YAML's spellings), unquoted; and '' (the README's
+ * rule: an empty value is null however written). A quoted "~" or 'null' is a string to YAML:
+ * until 2026-11-28 `allocator: "~"` was read as null, an empty map, while `allocator: none`
+ * was refused ("expected a map, not a scalar"). */
+static int null_scalar(const cfg_node *n)
 {
-    return !v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-           !strcmp(v, "NULL");
+    const char *v = n->value;
+    return !v[0] || (!n->quoted && (!strcmp(v, "~") || !strcmp(v, "null") ||
+                                    !strcmp(v, "Null") || !strcmp(v, "NULL")));
 }
 
 /* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
  * expected is an empty map (until 2026-11-27 `memories:` was one but `memories: ~` refused). */
 static int as_map(cfg_node *n)
 {
-    if (n->kind == CFG_SCALAR && n->value && null_text(n->value)) {
+    if (n->kind == CFG_SCALAR && n->value && null_scalar(n)) {
         free(n->value);
         n->value = NULL;
         n->kind = CFG_MAP;
@@ -707,6 +712,8 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             }
             n = node_new(CFG_SCALAR, file, line, col);
             n->value = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
+            n->quoted = ev.data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
+                        ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
             break;
@@ -799,7 +806,7 @@ static void merge_maps(cfg_node *dst, cfg_node *src)
 /* A --set value that is empty: "PATH=", "PATH=''", "PATH=~" or "PATH={}". */
 static int empty_value(const cfg_node *v)
 {
-    return (v->kind == CFG_SCALAR && null_text(v->value)) || (v->kind == CFG_MAP && !v->child);
+    return (v->kind == CFG_SCALAR && null_scalar(v)) || (v->kind == CFG_MAP && !v->child);
 }
 
 /* Whether a dotted path names one of the schema's maps: a section (memories, links, trace,
@@ -1186,8 +1193,13 @@ static int parse_uint(const char *s, uint64_t *u)
      * many bytes, refusing fractions ("1.5", "1e-3") */
     if (strspn(s, "0123456789.eE+-") != strlen(s))
         return -1;
-    if (units_size_whole(s, u, NULL) == 0)
+    const char *why = NULL;
+    if (units_size_whole(s, u, &why) == 0)
         return 0;
+    /* a fraction first: 18446744073709551614.9 is not whole, though as a double it is 2^64
+     * (until 2026-11-28 it was "too large") */
+    if (why && strstr(why, "not a whole number"))
+        return -3;
     double r;
     return units_real(s, &r, NULL) == 0 && r >= 18446744073709551616.0 ? -2 : -1;
 }
@@ -1219,6 +1231,10 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
             if (it->kind == CFG_SCALAR && (rc = parse_uint(it->value, &u)) == -2)
                 return node_fail(e, it, "%s: item %zu: '%s' is too large (at most 2^64 - 1)",
                                  path, i + 1, echo_value(shown, sizeof shown, it->value));
+            if (it->kind == CFG_SCALAR && rc == -3)
+                return node_fail(e, it, "%s: item %zu: expected a non-negative integer, got "
+                                 "'%s': not a whole number", path, i + 1,
+                                 echo_value(shown, sizeof shown, it->value));
             if (it->kind != CFG_SCALAR || rc < 0)
                 return node_fail(e, it, "%s: item %zu: expected a non-negative integer", path,
                                  i + 1);
@@ -1280,6 +1296,9 @@ static int opt_parse(const cfg_node *n, const char *path, const opt_desc *o, voi
     case OPT_UINT:
         if ((rc = parse_uint(s, &u)) == -2)
             return node_fail(e, n, "%s: '%s' is too large (at most 2^64 - 1)", path, sv);
+        if (rc == -3)
+            return node_fail(e, n, "%s: expected a non-negative integer, got '%s': not a whole "
+                             "number", path, sv);
         if (rc < 0)
             return node_fail(e, n, "%s: expected a non-negative integer, got '%s'", path, sv);
         break;
@@ -2737,8 +2756,12 @@ static void map_drop(cfg_node *root, const char *key)
  * own folder: until 2026-11-28 a preset found beside the user's config or through
  * $AMSIM_DEVICES was `unknown device` there, and a local preset named as a shipped one was
  * silently replaced by it. The key is taken out of the tree (the summary's echo of the config
- * stays as for a plain `device:`); *merged gets its value, 0 when absent. */
-static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
+ * stays as for a plain `device:`); *merged gets its value, 0 when absent. file_merged: the
+ * file itself says true. An override saying true over a file that does not is refused at the
+ * override: the preset is not in that file, and until 2026-11-28 the load went on without it
+ * and failed on the file ("pm2.yaml:1:1: missing required key 'memories' ..."), blaming the
+ * file for what the --set said. */
+static int take_preset_merged(cfg_node *root, int file_merged, int *merged, am_error *e)
 {
     const cfg_node *m = map_get(root, "preset_merged"), *dev = map_get(root, "device");
     *merged = 0;
@@ -2749,6 +2772,10 @@ static int take_preset_merged(cfg_node *root, int *merged, am_error *e)
                          kind_name(m->kind));
     if (parse_bool(m->value, merged) < 0)
         return node_fail(e, m, "preset_merged: expected true or false, got '%s'", m->value);
+    if (*merged && !file_merged)
+        return node_fail(e, m, "preset_merged: true over a file that does not say so: only a "
+                         "file holding its device's preset (an effective config) can; drop "
+                         "this override to load the preset");
     if (*merged && !dev) /* false merges nothing: as if absent */
         return node_fail(e, m, "preset_merged: true, but the config names no device");
     if (*merged && check_device(dev, e) < 0)
@@ -2785,8 +2812,11 @@ static int check_merged_device(const cfg_node *root, const char *file_device, am
 static void note_file(cfg_owner *o, const cfg_node *root)
 {
     const cfg_node *dev = map_get(root, "device"), *mem = map_get(root, "memories");
+    const cfg_node *pm = map_get(root, "preset_merged");
     if (dev && dev->kind == CFG_SCALAR)
         o->file_device = pool_intern(&o->pool, dev->value);
+    if (pm && pm->kind == CFG_SCALAR && parse_bool(pm->value, &o->file_merged) < 0)
+        o->file_merged = 0; /* take_preset_merged refuses it */
     for (const cfg_node *ln = mem ? mem->child : NULL; ln; ln = ln->next) {
         const cfg_node *a = map_get(ln, "allocator"), *pn = map_get(a, "policy");
         if (!ln->key || o->nfile_levels == CFG_MAX_LEVELS || (pn && pn->kind != CFG_SCALAR))
@@ -3052,7 +3082,7 @@ static int load(am_config **out, const char *name, const char *yaml, size_t len,
     if (check_top_keys(root, err) < 0 || check_version(root, err, 1) < 0)
         goto err;
     int merged;
-    if (take_preset_merged(root, &merged, err) < 0 ||
+    if (take_preset_merged(root, o->file_merged, &merged, err) < 0 ||
         (merged && check_merged_device(root, o->file_device, err) < 0))
         goto err;
     o->preset_merged = merged;

@@ -104,6 +104,8 @@ struct cfg_node {
      * CFG_MADE_BY_PLACED_SET for an override with a file (a sweep's set: or axes), whose
      * message gives the sweep's form */
     int by_set_path;
+    /* CFG_SCALAR written in quotes ('~', "null"): a string to YAML, never its null (as_map) */
+    int quoted;
 };
 
 enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };

@@ -1232,6 +1232,25 @@ BI_C(y_syntax, "syntax.yaml", V "memories:\n  hbm: {capacity: 1GiB\n",
      "column 8)")
 BI_C(y_indent, "indent.yaml", V "memories:\n  hbm:\n    capacity: 1GiB\n   kind: hbm\n",
      "amsim: @:5:4: did not find expected key (while parsing a block mapping at line 3, column 3)")
+/* A quoted "~" or 'null' where a map goes is a string, refused as `allocator: none` is; a
+ * plain ~ and '' stay null (until 2026-11-28 the quoted ones were null too). In a file, by
+ * --set, and in a sweep's set:, whose value is passed on with its quotes. */
+static void bi_sweep(const char *name, const char *text, const char *want);
+static void y_quoted_null(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "qnull.yaml",
+                      V "device: h100\nmemories: {hbm: {allocator: \"~\"}}\n", 0,
+                      "amsim: @:3:18: memories.hbm.allocator: expected a map, not a scalar",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "qnull2.yaml", V "device: h100\nlinks: 'null'\n", 0,
+                      "amsim: @:3:1: links: expected a map, not a scalar", NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "qnull3.yaml", V "device: h100\n", 0,
+                      "amsim: --set 'memories.hbm.allocator=\"~\"': memories.hbm.allocator: "
+                      "expected a map, not a scalar",
+                      "--set 'memories.hbm.allocator=\"~\"'", NULL});
+    bi_sweep("qnull-sweep.yaml", "set: {memories.hbm.allocator: 'null'}\n",
+             "@:3:31: memories.hbm.allocator: expected a map, not a scalar");
+}
 /* preset_merged (what an effective config writes beside its device: the preset is in the
  * file, nothing is looked up) takes a boolean and a device to label. */
 BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
@@ -1261,6 +1280,31 @@ static void y_preset_merged_other_device(void)
     snprintf(args, sizeof args, "check '%s'", p);
     bi_expect(args, 1, w);
     free(w);
+}
+/* preset_merged: true given by an override over a file that does not say it is refused at the
+ * override, a --set or a sweep's set: (until 2026-11-28 the load went on without the preset
+ * and failed on the file: "FILE:1:1: missing required key 'memories' ...", naming no --set). */
+static void y_preset_merged_by_set(void)
+{
+#define BI_PM_WHY "preset_merged: true over a file that does not say so: only a file holding " \
+                  "its device's preset (an effective config) can; drop this override to load " \
+                  "the preset"
+    bi_run(&(bi_case){BI_CONFIG, "pmset.yaml", V "device: h100\npreset_merged: false\n", 0,
+                      "amsim: --set 'preset_merged=on': " BI_PM_WHY, "--set preset_merged=on",
+                      NULL});
+    bi_run(&(bi_case){BI_CONFIG, "pmset2.yaml", V "device: h100\n", 0,
+                      "amsim: --set 'preset_merged=true': " BI_PM_WHY,
+                      "--set preset_merged=true", NULL});
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("pmset-base.yaml", V "device: h100\n", strlen(V "device: h100\n"));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\nset: {preset_merged: true}\n", cfg,
+             trace_gpu());
+    const char *p = bi_write("pmset-sweep.yaml", sw, strlen(sw));
+    char *w = bi_expand("amsim: @:3:22: " BI_PM_WHY, p);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, w);
+    free(w);
+#undef BI_PM_WHY
 }
 /* A device preset copied from an effective config, preset_merged kept: refused at the key, as
  * a device in a preset is (until 2026-11-28 the effective config said it twice, unreadable). */
@@ -2796,6 +2840,27 @@ static void sweep_not_scalar(void)
         bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
 }
 
+/* A set: or axes: key holding '=' names no setting: until 2026-11-28 the key was split at its
+ * '=' when passed on as PATH=VALUE, so "memories.hbm.capacity=2GiB #" ran with 2 GiB and the
+ * axis below ran caching under each of its values' names. Other bytes are kept as written. */
+static void sweep_path_with_eq(void)
+{
+    static const char *const c[][2] = {
+        {"set:\n  \"memories.hbm.capacity=2GiB #\": 1GiB\n",
+         "@:4:3: set: 'memories.hbm.capacity=2GiB #' names no setting: a PATH has no '=' (write "
+         "PATH: VALUE, e.g. memories.hbm.capacity: 1GiB)"},
+        {"axes: {\"memories.hbm.allocator.policy=caching #\": [bfc, best_fit]}\n",
+         "@:3:8: axes: 'memories.hbm.allocator.policy=caching #' names no setting: a PATH has no "
+         "'=' (write PATH: VALUE, e.g. memories.hbm.capacity: 1GiB)"},
+        {"set: {\"memories.hbm.capacity #\": 1GiB}\n",
+         "@:3:34: unknown key 'memories.hbm.capacity #' (did you mean 'capacity'?)"},
+        {"set: {\"-memories.hbm.capacity\": 1GiB}\n", "@:3:33: unknown key '-memories' (did "
+                                                       "you mean 'memories'?)"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep("patheq.yaml", c[i][0], c[i][1]);
+}
+
 /* A sweep's own numbers have a config number's form: no '+', no leading zero (YAML 1.1 reads
  * 010 as octal 8). Until 2026-11-27 seed 010 ran as seed 10, device +1 and 01 as device 1, and
  * a range from 010 started at 10. */
@@ -2822,6 +2887,31 @@ static void sweep_number_form(void)
     snprintf(args, sizeof args, "batch '%s' --list", p);
     bi_expect(args, 1, want);
     free(want);
+}
+
+/* Seeds are read as a config's integers: 1e0 and 2.0 are seeds 1 and 2 (until 2026-11-28
+ * refused, "is not an unsigned integer"), 1.5 is no seed; a config integer with a fraction is
+ * not whole, not too large, even where its double is 2^64 (until 2026-11-28 "too large"). */
+static void sweep_seeds_as_integers(void)
+{
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    char sw[1200], args[1400];
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1e0, 2.0]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    const char *p = bi_write("seedint.yaml", sw, strlen(sw));
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 0, ""); /* refused before: status 1 */
+    snprintf(sw, sizeof sw, "base: %s\nseeds: [1, 1.5]\ngenerate: {kind: train, args: []}\n",
+             cfg);
+    p = bi_write("seedint2.yaml", sw, strlen(sw));
+    char *want = bi_expand("@:2:12: seeds: '1.5' is not an unsigned integer", p);
+    snprintf(args, sizeof args, "batch '%s' --list", p);
+    bi_expect(args, 1, want);
+    free(want);
+    bi_run(&(bi_case){BI_CONFIG, "qdfrac.yaml",
+                      BI_CFG_TEXT "engine: {queue_depth: 18446744073709551614.9}\n", 0,
+                      "amsim: @:8:10: engine.queue_depth: expected a non-negative integer, got "
+                      "'18446744073709551614.9': not a whole number", NULL, NULL});
 }
 
 /* An axis value is held to the config's number form before it is compared with the others for
@@ -2868,7 +2958,7 @@ static void sweep_exclusion_number_form(void)
         bi_sweep("exnumform.yaml", c[i][0], c[i][1]);
     static const char *const seeds[][2] = {
         {"010", "@:5:12: exclude: seed: bad number '010': leading zeros are not allowed"},
-        {"2e0", "@:5:12: exclude: seed: '2e0' is not an unsigned integer"},
+        {"2.5e0", "@:5:12: exclude: seed: '2.5e0' is not an unsigned integer"}, /* 2e0 is seed 2 */
     };
     const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
     for (size_t i = 0; i < AM_ARRAY_LEN(seeds); i++) {
@@ -2984,6 +3074,46 @@ static void sweep_base_unreadable(void)
         bi_expect(args, 1, want);
         free(want);
     }
+}
+
+/* A base: naming a sweep (another, the sweep itself, one of a cycle) is refused at its value,
+ * and run, mincap and check -c say a sweep given as -c is a sweep: until 2026-11-28 both got
+ * the config loader's "SW.yaml:1:1: unknown key 'base'". */
+static void sweep_base_is_sweep(void)
+{
+    char sw[1200], args[1400], want[1400];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", cfg, trace_gpu());
+    char *sw2 = strdup(bi_write("basesw2.yaml", sw, strlen(sw)));
+    static const char *const c[][2] = {
+        {"basesw3.yaml", "basesw2.yaml"},  /* another sweep */
+        {"baseself.yaml", "baseself.yaml"}, /* itself */
+        {"basecyc1.yaml", "basecyc2.yaml"}, /* a cycle: 1 -> 2 -> 1 */
+        {"basecyc2.yaml", "basecyc1.yaml"},
+    };
+    char *path[AM_ARRAY_LEN(c)];
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n", c[i][1], trace_gpu());
+        path[i] = strdup(bi_write(c[i][0], sw, strlen(sw)));
+    }
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(want, sizeof want, "%s:1:7: base: '%s' is a sweep, not a config", path[i],
+                 c[i][1]);
+        snprintf(args, sizeof args, "batch '%s' --list", path[i]);
+        bi_expect(args, 1, want);
+        snprintf(args, sizeof args, "check '%s'", path[i]);
+        bi_expect(args, 1, want);
+        free(path[i]);
+    }
+    snprintf(want, sizeof want, "amsim: %s is a sweep, not a config: run it with amsim batch %s",
+             sw2, sw2);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "mincap -c '%s' -t '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    snprintf(args, sizeof args, "check -c '%s' '%s'", sw2, trace_gpu());
+    bi_expect(args, 1, want);
+    free(sw2);
 }
 
 /* An expectations: that names a file, not a folder, is refused at its value, as base: '.' is
@@ -4878,10 +5008,13 @@ void suite_badinput(void)
              {"pickle: too many open MARKs", p_marks},
              /* YAML */
              {"yaml: syntax error", y_syntax},
+             {"yaml: a quoted ~ or null where a map goes", y_quoted_null},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
               y_preset_merged_other_device},
+             {"yaml: preset_merged: true by --set or set: over a file without it",
+              y_preset_merged_by_set},
              {"yaml: preset_merged inside a device preset", y_preset_says_merged},
              {"yaml: preset_merged: true without memories", y_preset_merged_no_memories},
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
@@ -4993,8 +5126,11 @@ void suite_badinput(void)
              /* sweeps */
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
+             {"sweep: a set: or axes: PATH holding '='", sweep_path_with_eq},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
+             {"sweep: seeds read as config integers; a config integer not whole",
+              sweep_seeds_as_integers},
              {"sweep: an exclusion value in a number form the sweep refuses",
               sweep_exclusion_number_form},
              {"sweep: an axis value in a number form the config refuses, before repeats",
@@ -5007,6 +5143,7 @@ void suite_badinput(void)
              {"cli: batch -j and gen's integers in a config number's form",
               cli_jobs_seed_number_form},
              {"sweep: a base: missing or a folder, at its value", sweep_base_unreadable},
+             {"sweep: a base: that is a sweep, at its value; run -c SWEEP", sweep_base_is_sweep},
              {"sweep: an expectations: that is a file, at its value", sweep_expect_not_folder},
              {"expectation: a signed tolerance", expect_tolerance_sign},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},

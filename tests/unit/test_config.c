@@ -936,7 +936,8 @@ static void test_number_forms(void)
          "non-negative integer (roundup_power2_divisions belongs to policy caching: bfc ignores "
          "it, but it must be valid for a switch to caching)", 0},
         {"version: 1\nmemories:\n  hbm: {capacity: 1GiB}\nengine: {queue_depth: 1.5}\n",
-         "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5'", 0},
+         "t.yaml:4:10: engine.queue_depth: expected a non-negative integer, got '1.5': not a "
+         "whole number", 0},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cases); i++) {
         const char *m = load_err(cases[i].yaml, NULL, 0);
