@@ -6279,7 +6279,14 @@ static void test_expect_bad_values(void)
         {"hbm.peak_reserved_bytes", "-2147483648", "is not a whole number"},
         {"placements.rows", "57.5", "is not a whole number"},
         {"placements.fnv1a64", "12345", "is not a digest: 0x and up to 16 hex digits"},
-        {"hbm.fragmentation_ratio", "23%", "is not a real number or null"},
+        {"hbm.fragmentation_ratio", "23%", "is not a real number (no sign) or null"},
+        /* a sign, on every real metric (until 2026-11-28 these passed) */
+        {"hbm.fragmentation_ratio", "-0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "-0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "+0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "-0", "is not a real number (no sign) or null"},
+        {"hbm.stats.fragmentation", "-0.1", "is not a value (a whole number, 0x and hex"},
+        {"hbm.stats.fragmentation", "+0.017938314531950671", "is not a value"},
         {"hbm.stats.num_allocs", "1.5", "is not a whole number"},  /* known after the run */
         {"hbm.stats.num_allocs", "null", "is not a whole number"},
         {"hbm.stats.fragmentation", "nan", "is not a value (a whole number, 0x and hex"},
