@@ -52,9 +52,12 @@ int expect_check(expect_ctx *x, sim *s, am_error *err);
  * other outputs were in place). expect_check first, if not called yet; 0 or -1 as it. */
 int expect_save(expect_ctx *x, sim *s, FILE *f, am_error *err);
 /* After the run: compare with the expectation (expect_check first, if not called yet). 0 when
- * nothing moved; -1 with err->status AM_EOOMFAIL (3) and a message naming every metric that moved,
- * AM_EINPUT (1) as expect_check, or another status on I/O errors. */
-int expect_finish(expect_ctx *x, sim *s, am_error *err);
+ * nothing moved; -1 with err->status AM_EOOMFAIL (3) and a message naming the metrics that moved
+ * ("FILE: N metrics moved:", then a line each), AM_EINPUT (1) as expect_check, or another status
+ * on I/O errors. err->msg is bounded: it ends at a whole line, then "  ... and K more" when
+ * not all fit; when full is not NULL, *full gets the whole message on a deviation (malloc'd,
+ * freed by the caller), else NULL. */
+int expect_finish(expect_ctx *x, sim *s, am_error *err, char **full);
 void expect_free(expect_ctx *x);
 
 #endif

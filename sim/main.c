@@ -198,8 +198,11 @@ static int cmd_run(int argc, char **argv)
     memcpy(sp.sets, a.sets, (size_t)a.nsets * sizeof *a.sets);
     am_error err = {0};
     uint64_t ooms = 0;
+    char *deviation = NULL; /* every moved metric: err.msg holds only as many as fit */
+    sp.deviation = &deviation;
     if (run_once(&sp, NULL, NULL, &ooms, &err) != 0) {
-        am_msg("%s: %s\n", prog, err.msg[0] ? err.msg : "failed");
+        am_msg("%s: %s\n", prog, deviation ? deviation : err.msg[0] ? err.msg : "failed");
+        free(deviation);
         return err.status ? err.status : AM_EINTERNAL;
     }
     return a.fail_on_oom && ooms ? AM_EOOMFAIL : 0;

@@ -346,7 +346,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
         *ooms = sim_get_summary(s)->ooms;
     if (done)
         done(ctx, s, &rt);
-    if (xp && expect_finish(xp, s, err) != 0) /* a deviation: status 3, outputs are written */
+    /* a deviation: status 3, outputs are written */
+    if (xp && expect_finish(xp, s, err, sp->deviation) != 0)
         goto out;
     rc = 0;
 out:

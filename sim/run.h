@@ -37,6 +37,9 @@ typedef struct run_spec {
     const sim_observer *observer;
     const char *chrome_trace, *pytorch_snapshot; /* exporter outputs or NULL (export_*.h) */
     const char *expect, *save_expect; /* regression expectation files or NULL (sim/expect.h) */
+    char **deviation;            /* when not NULL: on a deviation (status 3) the whole message,
+                                  every moved metric (malloc'd, the caller frees it), else
+                                  NULL; err->msg holds it bounded (expect_finish) */
 } run_spec;
 
 /* Called after the replay, before anything is freed: read results from s. */

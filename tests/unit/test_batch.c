@@ -6062,6 +6062,91 @@ static void test_expect_stdin(void)
     free(err);
 }
 
+/* The lines of a deviation message s: those of moved metrics (each ends with its tolerance or
+ * "missing from the run") into *whole, and the count of the "... and K more" line into *more
+ * (0 without one). -1 when a line is cut or unknown. */
+static int moved_lines(const char *s, int *whole, int *more)
+{
+    *whole = *more = 0;
+    const char *p = strstr(s, " metrics moved:");
+    if (!p)
+        return -1;
+    for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+        const char *e = strchr(p + 1, '\n');
+        size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
+        char line[600];
+        snprintf(line, sizeof line, "%.*s", (int)AM_MIN(n, sizeof line - 1), p + 1);
+        if (sscanf(line, "  ... and %d more", more) == 1)
+            return e && e[1] ? -1 : 0; /* the last line */
+        if (strncmp(line, "  ", 2) || (!strstr(line, "(tolerance ") &&
+                                        !strstr(line, ", missing from the run")) ||
+            n == 0 || (line[n - 1] != ')' && line[n - 1] != 'n'))
+            return -1;
+        (*whole)++;
+    }
+    return 0;
+}
+
+/* A deviation of many metrics (bfc's recording checked under tlsf: 15 move) lists every one
+ * on standard error, whole lines; results.csv's cell (bounded, the error buffer's 1 KiB) ends at
+ * a whole line and says how many it leaves out. Until 2026-11-28 both were cut mid-line at
+ * the buffer's end ("  hbm.stats.num") with no "..." and fewer lines than the count. */
+static void test_expect_many_moved(void)
+{
+    const char *ex = path_in_tmp("many.expect");
+    char args[2048], *err = NULL;
+    int whole, more, n = 0;
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --save-expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s/traces/"
+             "gpu_train_step.trace' --policy tlsf --expect '%s'", tu_top(), tu_top(), ex);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 3);
+    const char *mm = err ? strstr(err, " metrics moved:") : NULL;
+    CU_ASSERT_FATAL(mm != NULL);
+    while (mm > err && mm[-1] >= '0' && mm[-1] <= '9')
+        mm--;
+    n = atoi(mm);
+    CU_ASSERT(n >= 15);
+    CU_ASSERT(moved_lines(err, &whole, &more) == 0);
+    CU_ASSERT_EQUAL(whole, n);
+    CU_ASSERT_EQUAL(more, 0);
+    CU_ASSERT(strstr(err, "hbm.stats.regions_freed: expected 0, missing from the run\n") != NULL);
+    if (whole != n)
+        fprintf(stderr, "\n  stderr: %s\n", err);
+    free(err);
+    /* a regress sweep's results.csv: the bounded form, newlines as spaces there */
+    const char *tdir = path_in_tmp("mtraces"), *edir = path_in_tmp("mexp");
+    char text[2048], cmd[2048], rp[1200];
+    mkdir(tdir, 0777);
+    mkdir(edir, 0777);
+    snprintf(cmd, sizeof cmd, "cp '%s/traces/gpu_train_step.trace' '%s/' && cp '%s' "
+             "'%s/gpu_train_step.trace.expect'", tu_top(), tdir, ex, edir);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    snprintf(text, sizeof text, "kind: regress\nbase: %s/configs/default.yaml\ntraces: %s\n"
+             "expectations: %s\nset: {memories.hbm.allocator.policy: tlsf}\n", tu_top(), tdir,
+             edir);
+    const char *sw = tu_write("many.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, path_in_tmp("many-out"));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 3);
+    snprintf(rp, sizeof rp, "%s/results.csv", path_in_tmp("many-out"));
+    char *t = tu_slurp(rp, NULL), *c = t ? strstr(t, "metrics moved:") : NULL;
+    CU_ASSERT_FATAL(c != NULL);
+    /* the cell back in lines: each "  " after a space starts one */
+    char *cell = am_strdup(c - 16), *e = strstr(cell, " more");
+    CU_ASSERT_FATAL(e != NULL);
+    e[5] = 0;
+    for (char *q = cell; (q = strstr(q, "   ")) != NULL; q += 3)
+        *q = '\n';
+    CU_ASSERT(moved_lines(cell, &whole, &more) == 0);
+    CU_ASSERT(more > 0);
+    CU_ASSERT_EQUAL(whole + more, n);
+    if (whole + more != n)
+        fprintf(stderr, "\n  cell: %s\n", cell);
+    free(cell);
+    free(t);
+}
+
 static void test_expect(void)
 {
     const char *ex = path_in_tmp("gpu.expect");
@@ -6194,7 +6279,14 @@ static void test_expect_bad_values(void)
         {"hbm.peak_reserved_bytes", "-2147483648", "is not a whole number"},
         {"placements.rows", "57.5", "is not a whole number"},
         {"placements.fnv1a64", "12345", "is not a digest: 0x and up to 16 hex digits"},
-        {"hbm.fragmentation_ratio", "23%", "is not a real number or null"},
+        {"hbm.fragmentation_ratio", "23%", "is not a real number (no sign) or null"},
+        /* a sign, on every real metric (until 2026-11-28 these passed) */
+        {"hbm.fragmentation_ratio", "-0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "-0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "+0.1", "is not a real number (no sign) or null"},
+        {"host.fragmentation_ratio", "-0", "is not a real number (no sign) or null"},
+        {"hbm.stats.fragmentation", "-0.1", "is not a value (a whole number, 0x and hex"},
+        {"hbm.stats.fragmentation", "+0.017938314531950671", "is not a value"},
         {"hbm.stats.num_allocs", "1.5", "is not a whole number"},  /* known after the run */
         {"hbm.stats.num_allocs", "null", "is not a whole number"},
         {"hbm.stats.fragmentation", "nan", "is not a value (a whole number, 0x and hex"},
@@ -7356,6 +7448,7 @@ void suite_batch(void)
              {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
              {"--expect - reads standard input", test_expect_stdin},
+             {"--expect lists every moved metric, whole lines", test_expect_many_moved},
              {"deviation messages: every number with its unit, exact", test_expect_units},
              {"expectation values that are not their metric's form", test_expect_bad_values},
              {"an expectation with a byte order mark", test_expect_bom},
