@@ -20,4 +20,7 @@ set key outside right top
 # when the data span none, e.g. a trace of makespan 0, where gnuplot warns "empty x range")
 if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
 set grid
-plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? 100*(1 - $4/$3) : 1/0) with steps lw 2 lc rgb color(i) title word(titles, i)
+# line i's title: title1, title2, ... as written when set (amsim report sets them: a
+# policy name may hold blanks or quotes), else word i of titles
+tt(i) = exists(sprintf("title%d", i)) ? value(sprintf("title%d", i)) : word(titles, i)
+plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? 100*(1 - $4/$3) : 1/0) with steps lw 2 lc rgb color(i) title tt(i)

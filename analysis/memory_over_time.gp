@@ -1,7 +1,8 @@
 # memory_over_time.gp - live vs reserved bytes over simulated time, one colour per run (policy).
 # Inputs (gnuplot -e): files = "a.dat b.dat" (whitespace-separated columns: time_us live_bytes
-# reserved_bytes allocated_bytes, one memory level), titles = "bfc caching" (one word each),
-# out = "plot.svg", ttl = "plot title". Solid: reserved; dashed: live.
+# reserved_bytes allocated_bytes, one memory level), titles = "bfc caching" (one word each;
+# or title1, title2, ... one string each, which take precedence), out = "plot.svg",
+# ttl = "plot title". Solid: reserved; dashed: live.
 # From a --timeline CSV:  awk -F, 'NR>1 && $3=="hbm" {print $1/1e6, $4, $6, $5}' timeline.csv > a.dat
 if (!exists("ttl")) ttl = "memory over time"
 # The palette (colors, color(i)), shared with the other timeline script: timeline_palette.gp
@@ -23,5 +24,8 @@ set key outside right top
 if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
 if (exists("ymax")) set yrange [0:ymax]
 set grid
-plot for [i=1:words(files)] word(files, i) using 1:($3/1048576) with steps lw 2 lc rgb color(i) title word(titles, i)." reserved", \
-     for [i=1:words(files)] word(files, i) using 1:($2/1048576) with steps lw 1 dt 2 lc rgb color(i) title word(titles, i)." live"
+# line i's title: title1, title2, ... as written when set (amsim report sets them: a
+# policy name may hold blanks or quotes), else word i of titles
+tt(i) = exists(sprintf("title%d", i)) ? value(sprintf("title%d", i)) : word(titles, i)
+plot for [i=1:words(files)] word(files, i) using 1:($3/1048576) with steps lw 2 lc rgb color(i) title tt(i)." reserved", \
+     for [i=1:words(files)] word(files, i) using 1:($2/1048576) with steps lw 1 dt 2 lc rgb color(i) title tt(i)." live"

@@ -1268,6 +1268,14 @@ static void timelines(ctx *c)
         lists[0] = 0;
         gp_set(lists, sizeof b->lists, "files", files);
         gp_set(lists, sizeof b->lists, "titles", titles);
+        /* each line's title as the page shows it (the titles words turn blanks and quotes into
+         * '_': until 2026-11-28 the key said my_bfc for a policy "my bfc"); one that does not
+         * fit is left to its word */
+        for (int i = 0; i < nl; i++) {
+            char name[16];
+            snprintf(name, sizeof name, "title%d", i + 1);
+            gp_set_shown(lists, sizeof b->lists, name, line_pol[i]);
+        }
         snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s", lists, tw, ranges);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
@@ -1858,7 +1866,9 @@ int cmd_report(int argc, char **argv)
             "tr.bad{background:#fdd}tr.dev{background:#ffeebb}figure{margin:1em 0}svg{max-width:100%%;height:auto}"
             ".err{color:#b00}</style></head><body>\n<h1>amsim study: ");
     html_esc(c.html, c.dir);
-    fprintf(c.html, "</h1>\n<p>%d runs, %d succeeded", c.t.nrows, ok);
+    /* "1 run" (until 2026-11-28 "1 runs, 1 succeeded") */
+    fprintf(c.html, "</h1>\n<p>%d run%s, %d succeeded", c.t.nrows, c.t.nrows == 1 ? "" : "s",
+            ok);
     if (deviated) /* "6 runs, 6 succeeded (4 ok, 2 deviated from their expectations)" */
         fprintf(c.html, " (%d ok, %d deviated from %s expectation%s)", ok - deviated, deviated,
                 deviated == 1 ? "its" : "their", deviated == 1 ? "" : "s");

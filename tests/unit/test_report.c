@@ -793,6 +793,28 @@ static void test_report_timeline_every_policy(void)
     free(h);
 }
 
+/* QA's hand-edited study: a policy cell with a blank and quotes keeps them in the timeline
+ * plots' keys, as in the bar chart (until 2026-11-28 the keys said my__bfc_: the titles went
+ * to gnuplot as a word list); and a study of one run says "1 run" (it said "1 runs"). */
+static void test_report_timeline_titles_as_written(void)
+{
+    write_timeline("tltitle", "r1");
+    char *h = report_of("tltitle", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                                   "hbm.peak_reserved_bytes\n1,r1,\"my \"\"bfc\"\"\",t,ok,1048576,"
+                                   "2097152\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    char *mem = figure(h, "t: reserved (solid)"), *frag = figure(h, "t: share of reserved");
+    CU_ASSERT(mem && strstr(mem, ">my \"bfc\" reserved<") &&
+              strstr(mem, ">my \"bfc\" live<"));
+    CU_ASSERT(frag && strstr(frag, ">my \"bfc\"<"));
+    if (!mem || !strstr(mem, ">my \"bfc\" live<"))
+        fprintf(stderr, "\n  memory plot: %.2000s\n", mem ? mem : "(none)");
+    CU_ASSERT(strstr(h, "<p>1 run, 1 succeeded") != NULL);
+    free(mem);
+    free(frag);
+    free(h);
+}
+
 /* The distinct stroke colours of an SVG in the order they first appear, joined by ';' into out
  * (n bytes). */
 static void svg_colour_order(const char *svg, char *out, size_t n)
@@ -1959,6 +1981,8 @@ void suite_report(void)
               test_report_timeline_per_input},
              {"timeline plots: every policy up to 16, each its colour; more named",
               test_report_timeline_every_policy},
+             {"timeline plots: a policy's name as written in the keys; \"1 run\"",
+              test_report_timeline_titles_as_written},
              {"timeline plots: one palette file both scripts load, found beside them",
               test_report_timeline_palette_shared},
              {"run report: sizes up to 16 EiB keep the level table's columns",
