@@ -228,13 +228,26 @@ static int cv_idset_add(cv_idset *s, uint64_t id)
     return 0;
 }
 
+/* Every node freed in one walk, leaves first, by the parent links: O(n) (until 2026-11-28 the
+ * root was removed again and again, each removal rotating it down to a leaf: 5.9 s for 3.2M
+ * ids that never ran in sequence). */
 static void cv_idset_free(cv_idset *s)
 {
-    while (s->t.root) {
-        os_node *x = s->t.root;
-        os_remove(&s->t, x);
-        free(x);
+    os_node *x = s->t.root;
+    while (x) {
+        if (x->l) {
+            x = x->l;
+        } else if (x->r) {
+            x = x->r;
+        } else {
+            os_node *p = x->p;
+            if (p)
+                *(p->l == x ? &p->l : &p->r) = NULL;
+            free(x);
+            x = p;
+        }
     }
+    s->t = (os_tree){0};
 }
 
 /* The ids live now (every level) and their rows. Memory follows the live buffers, not the
