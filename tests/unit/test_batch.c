@@ -7223,6 +7223,73 @@ static void test_stop_at_matrix_commit(void)
     CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
 }
 
+/* Run `amsim ARGS` (a shell word list) under strace -f, which sends it SIGTERM at the Nth call
+ * of syscall (inject ... when=N; of those on path alone unless NULL), with TMPDIR set to
+ * tmpdir; its messages in errpath. 1 when it ended by that SIGTERM (strace ends as its tracee
+ * did; sh may say so as 143). */
+static int stopped_at(const char *syscall, int n, const char *path, const char *tmpdir,
+                      const char *args, const char *errpath)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192], only[1300] = "";
+    if (path) /* only the calls on path are counted */
+        snprintf(only, sizeof only, "-P '%s'", path);
+    snprintf(cmd, sizeof cmd, "TMPDIR='%s' strace -f -qq -o /dev/null %s -e trace=%s -e "
+             "inject=%s:signal=SIGTERM:when=%d %s %s >/dev/null 2>'%s'", tmpdir, only, syscall,
+             syscall, n, bin, args, errpath);
+    int st = system(cmd);
+    return (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
+           (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+}
+
+/* Whether folder dir is there and empty. */
+static int empty_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    if (n)
+        fprintf(stderr, "\n  %s: %d entries left\n", dir, n);
+    return n == 0;
+}
+
+/* Two tiny studies' folders for the stop tests, made once; their scratch folder (made empty
+ * here: each stop must leave it so) in *scratch. 0 without a working strace (skipped). */
+static int stop_setup(const char **s1, const char **s2, const char **scratch, const char *name)
+{
+    if (system("strace -f -qq -o /dev/null true >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "\n  skipped: no working strace, the stop at a mkdir is not tested\n");
+        return 0;
+    }
+    *s1 = path_in_tmp("smk1");
+    *s2 = path_in_tmp("smk2");
+    if (access(*s1, F_OK) != 0) {
+        tiny_study("smk1", *s1);
+        tiny_study("smk2", *s2);
+    }
+    *scratch = path_in_tmp(name);
+    CU_ASSERT_FATAL(mkdir(*scratch, 0777) == 0);
+    return 1;
+}
+
+/* `amsim report DIR` stopped right after its scratch folder is made removes it: the mkdtemp
+ * and the tracking are one step for the stop signals. Until 2026-11-28 an empty
+ * amsim-report-XXXXXX stayed in $TMPDIR. */
+static void test_report_stop_at_scratch(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-report"))
+        return;
+    char args[4096];
+    snprintf(args, sizeof args, "report '%s'", s1);
+    CU_ASSERT(stopped_at("mkdir", 1, NULL, scratch, args, err));
+    CU_ASSERT(empty_dir(scratch)); /* no amsim-report-XXXXXX */
+}
+
 /* A merge whose OUT/matrix.tsv cannot be written (a folder there), or whose OUT/runs cannot be
  * made (a dangling link there), fails with status 1 and leaves OUT's results.csv as it was:
  * results.csv and matrix.tsv are committed together, after runs/ is made. Until 2026-11-28 the
@@ -7476,5 +7543,7 @@ void suite_batch(void)
              {"--merge -o x.csv/ is a folder", test_merge_csv_slash_is_folder},
              {"--merge that cannot write OUT fails and keeps it",
               test_merge_write_error_fails},
-             {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit});
+             {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit},
+             {"report: a stop right after its scratch folder is made removes it",
+              test_report_stop_at_scratch});
 }
