@@ -5911,13 +5911,20 @@ static int merge_prepare(const char *out, const char *runs, const char *mtext, o
     char q[SHOWN_MAX];
     char *dst = xprintf("%s/matrix.tsv", out);
     int rc;
+    /* runs/ is made and tracked with the stop signals blocked: until 2026-11-28 one that came
+     * between the two left OUT with an empty runs/ though "partial outputs removed" was said */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
      * (check_runs_dir said so already, unless it was planted since) */
-    if (mkdir_p_made(runs, made_runs) != 0)
-        rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(errno));
+    int made = mkdir_p_made(runs, made_runs), e = errno;
+    batch_track_made(runs, *made_runs, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    if (made != 0)
+        rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(e));
     else
         rc = runs_in_way(runs, "merge here", err);
-    batch_track_made(runs, *made_runs, 1);
     if (rc == 0 && mtext && out_open(mo, dst, err) != 0)
         rc = -1;
     if (*mo)

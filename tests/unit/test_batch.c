@@ -7290,6 +7290,23 @@ static void test_report_stop_at_scratch(void)
     CU_ASSERT(empty_dir(scratch)); /* no amsim-report-XXXXXX */
 }
 
+/* `batch --merge ... -o OUT` stopped at any of its mkdirs (the 3rd makes OUT/runs) leaves no
+ * OUT. Until 2026-11-28 one at OUT/runs left OUT with an empty runs/, though it said "partial
+ * outputs removed". */
+static void test_merge_stop_at_runs(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-merge"))
+        return;
+    char args[4096], out[1200];
+    snprintf(out, sizeof out, "%s/m", scratch);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s'", s1, s2, out);
+    for (int n = 1; n <= 3; n++) {
+        CU_ASSERT(stopped_at("mkdir", n, NULL, scratch, args, err));
+        CU_ASSERT(empty_dir(scratch)); /* no m/, no m/runs */
+    }
+}
+
 /* A merge whose OUT/matrix.tsv cannot be written (a folder there), or whose OUT/runs cannot be
  * made (a dangling link there), fails with status 1 and leaves OUT's results.csv as it was:
  * results.csv and matrix.tsv are committed together, after runs/ is made. Until 2026-11-28 the
@@ -7545,5 +7562,6 @@ void suite_batch(void)
               test_merge_write_error_fails},
              {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit},
              {"report: a stop right after its scratch folder is made removes it",
-              test_report_stop_at_scratch});
+              test_report_stop_at_scratch},
+             {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs});
 }
