@@ -5900,6 +5900,30 @@ static void untrack_lock(char **lock_path)
     *lock_path = NULL;
 }
 
+/* Track (on 1) or untrack (on 0) for a stop signal what a batch made of its -o folder out:
+ * out with the parents it made, its lock file when out is new (out_track_lock, as --merge's),
+ * and out/runs. The handler removes them while empty, the lock file first. */
+static void track_batch_out(const char *out, int made_out, int made_lock, int made_runs, int on)
+{
+    batch_track_made(out, made_out, on);
+    if (made_out > 0 && made_lock) {
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
+        out_track_lock(lk, on);
+        free(lk);
+    }
+    char *runs = xprintf("%s/runs", out);
+    batch_track_made(runs, made_runs, on); /* tracked last: removed first */
+    free(runs);
+}
+
+/* unmake_out for a batch that tracked what it made (track_batch_out): removed, then untracked,
+ * so that a signal between the two finds nothing left to remove. */
+static void unmake_batch_out(const char *out, int made_out, int made_lock, int made_runs)
+{
+    unmake_out(out, made_out, made_lock, made_runs);
+    track_batch_out(out, made_out, made_lock, made_runs, 0);
+}
+
 /* OUT's matrix.tsv (mtext; none when NULL) opened and written to its temporary in *mo, and
  * runs (OUT/runs) made (*made_runs: the folders made, tracked for a stop signal), for --merge to
  * commit with results.csv: 0, or -1 with err. Until 2026-11-28 matrix.tsv was committed after
@@ -6282,29 +6306,49 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs */
+    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs, each made and tracked
+     * (track_batch_out) with the stop signals blocked: an interrupt before matrix.tsv is
+     * written removes what this batch made, as --merge's does (until 2026-11-28 DIR, its lock
+     * file and runs/ stayed, though "partial outputs removed" was said) */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     if (mkdir_p_made(b.out, &made_out) != 0) {
         int e = errno;
         rmdir_made(b.out, made_out);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
         am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, b.out), strerror(e));
         goto done;
     }
+    track_batch_out(b.out, made_out, 0, 0, 1);
     lock_fd = batch_lock(b.out, &made_lock, &err);
     if (lock_fd < 0) {
-        am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(b.out, made_out);
+        track_batch_out(b.out, made_out, 0, 0, 0);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+        am_msg("%s: %s\n", prog, err.msg);
         goto done;
     }
+    if (made_out > 0 && made_lock) { /* the lock alone: DIR is tracked already */
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, b.out);
+        out_track_lock(lk, 1);
+        free(lk);
+    }
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     if (check_runs_dir(b.out, "run the study here", &err) != 0) {
         am_msg("%s: %s\n", prog, err.msg);
-        unmake_out(b.out, made_out, made_lock, 0);
+        unmake_batch_out(b.out, made_out, made_lock, 0);
         goto done;
     }
     char *runs = xprintf("%s/runs", b.out);
-    if (mkdir_p_made(runs, &made_runs) != 0) {
-        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(errno));
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    int runs_rc = mkdir_p_made(runs, &made_runs), runs_errno = errno;
+    batch_track_made(runs, made_runs, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    if (runs_rc != 0) {
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(runs_errno));
         free(runs);
-        unmake_out(b.out, made_out, made_lock, made_runs);
+        unmake_batch_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     free(runs);
@@ -6322,7 +6366,7 @@ int cmd_batch(int argc, char **argv)
                SHOW(q, mp), what);
         free(mt);
         free(mp);
-        unmake_out(b.out, made_out, made_lock, made_runs);
+        unmake_batch_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     char *old = am_slurp(mp);
@@ -6337,7 +6381,13 @@ int cmd_batch(int argc, char **argv)
      * were already written (until 2026-11-28) */
     out_more_commits(1);
     stop_sig = 0;
+    /* what this batch made stays from here on, as the batch's own handler says ("the same
+     * command again runs what is unfinished"): DIR, its lock and runs/ are untracked as that
+     * handler takes over, the stop signals held off between the two */
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    track_batch_out(b.out, made_out, made_lock, made_runs, 0);
     batch_catch_stops();
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);

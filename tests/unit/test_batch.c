@@ -7307,6 +7307,35 @@ static void test_merge_stop_at_runs(void)
     }
 }
 
+/* `batch SWEEP -o DIR` into a new DIR, stopped before matrix.tsv is written (at each mkdir:
+ * DIR, DIR/runs; at the opens that check DIR/matrix.tsv: its type, an old one's text), removes
+ * DIR, its lock file and runs/, as it says. Until 2026-11-28 they stayed. */
+static void test_batch_stop_before_matrix(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-batch"))
+        return;
+    char args[4096], out[1200], sw[1300], mt[1300];
+    snprintf(sw, sizeof sw, "%s/smk1.yaml", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/d", scratch);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", out);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+    for (int n = 1; n <= 5; n++) {
+        int at_open = n > 3;
+        CU_ASSERT(stopped_at(at_open ? "openat" : "mkdir", at_open ? n - 3 : n,
+                             at_open ? mt : NULL, scratch, args, err));
+        CU_ASSERT(empty_dir(scratch)); /* no d/, d/.amsim-lock, d/runs */
+        /* its line first (the shell may add its own "Terminated" after it) */
+        static const char want[] = "amsim: interrupted; partial outputs removed\n";
+        char *e = tu_slurp(err, NULL);
+        int said = e && strncmp(e, want, sizeof want - 1) == 0;
+        CU_ASSERT(said);
+        if (!said)
+            fprintf(stderr, "\n  stop %d: %s", n, e ? e : "(no stderr)\n");
+        free(e);
+    }
+}
+
 /* A merge whose OUT/matrix.tsv cannot be written (a folder there), or whose OUT/runs cannot be
  * made (a dangling link there), fails with status 1 and leaves OUT's results.csv as it was:
  * results.csv and matrix.tsv are committed together, after runs/ is made. Until 2026-11-28 the
@@ -7563,5 +7592,7 @@ void suite_batch(void)
              {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit},
              {"report: a stop right after its scratch folder is made removes it",
               test_report_stop_at_scratch},
-             {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs});
+             {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs},
+             {"batch: a stop before matrix.tsv removes the new DIR, its lock and runs/",
+              test_batch_stop_before_matrix});
 }
