@@ -1308,6 +1308,21 @@ static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     return rc;
 }
 
+/* Whether inc, a range's step (is_step) or factor, is refused as a plain number: 1 with *why
+ * the reason (empty when the number reads but is not above 0, or 1), else 0 with *d its value.
+ * The reason is units_real's (value too large, too small to represent), or for a factor above
+ * 1 as written that its double is 1: until 2026-11-28 none was given ("step must be a number
+ * > 0, not '1e-400'"), as if 1e-400 were not above 0. */
+static int range_inc_refused(const char *inc, int is_step, double *d, const char **why)
+{
+    if (units_real(inc, d, why) != 0)
+        return 1;
+    *why = "";
+    if (!is_step && *d == 1 && units_above_one(inc))
+        *why = UNITS_REAL_ONE_WHY;
+    return is_step ? *d <= 0 : *d <= 1;
+}
+
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
  * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
  * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
@@ -1411,8 +1426,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                              kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
         }
         double fac = 0;
-        if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
-            return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
+        if (factor && range_inc_refused(factor, 0, &fac, &why))
+            return yfail(err, y, in, "range: factor must be a number > 1, not '%s'%s%s%s",
+                         factor, *why ? " (" : "", why, *why ? ")" : "");
         if (factor && a == 0)
             return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
                          "and 0 times %s is 0)", from, factor);
@@ -1432,9 +1448,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         return yfail(err, y, fn, "range: 'from' is not %s: '%s' (%s)", plain, from, why);
     if (units_real(to, &db, &why) != 0)
         return yfail(err, y, tn, "range: 'to' is not %s: '%s' (%s)", plain, to, why);
-    if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
-        return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
-                                      : "range: factor must be a number > 1, not '%s'", inc);
+    if (range_inc_refused(inc, step != NULL, &dc, &why))
+        return yfail(err, y, in, "range: %s must be a number > %d, not '%s'%s%s%s",
+                     step ? "step" : "factor", step ? 0 : 1, inc, *why ? " (" : "", why,
+                     *why ? ")" : "");
     /* multiplying 0 stays at 0 (one value, or the value cap), a negative start moves away */
     if (factor && da <= 0)
         return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "

@@ -20,6 +20,7 @@
 
 #include "../../sim/batch.h"
 #include "../../sim/outfile.h"
+#include "../../sim/units.h"
 #include "testutil.h"
 #include <zlib.h>
 
@@ -340,6 +341,53 @@ static void test_range_rounds_to_zero(void)
     if (err && !strstr(err, "rounds to 0 ps"))
         printf("\n  message: %s\n", err);
     free(err);
+}
+
+/* A range's step or factor that is a number outside a double's range says why, as 'from' and
+ * 'to' do: too large, too small to represent, or for a factor just above 1 that its double is
+ * 1. Until 2026-11-28 these said only "step must be a number > 0, not '1e-400'", as if the
+ * value were not above 0. */
+static void test_range_real_reasons(void)
+{
+    static const struct {
+        const char *key, *from, *to, *inc, *want;
+    } cases[] = {
+        {"memory_fraction", "0.1", "0.4", "step: 1e-400", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '1e-400' (" UNITS_REAL_TINY_WHY ")"},
+        {"memory_fraction", "0.1", "0.4", "step: 1.8e308", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '1.8e308' (value too large)"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1.8e308", "rr.yaml:8:13: range: factor must "
+         "be a number > 1, not '1.8e308' (value too large)"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1.0000000000000000000000000001", "rr.yaml:8:"
+         "13: range: factor must be a number > 1, not '1.0000000000000000000000000001' (it reads "
+         "as 1 as a double)"},
+        {"memory_limit", "1GiB", "2GiB", "factor: 1.0000000000000000000000000001", "rr.yaml:8:"
+         "13: range: factor must be a number > 1, not '1.0000000000000000000000000001' (it reads "
+         "as 1 as a double)"},
+        {"memory_limit", "1GiB", "2GiB", "factor: 1.8e308", "rr.yaml:8:13: range: factor must "
+         "be a number > 1, not '1.8e308' (value too large)"},
+        /* a number that reads but is not above 0, or 1, needs no reason */
+        {"memory_fraction", "0.1", "0.4", "step: -1", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '-1'\n"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1", "rr.yaml:8:13: range: factor must be a "
+         "number > 1, not '1'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text,
+                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.%s:\n"
+                 "    from: %s\n    to: %s\n    %s\n",
+                 tu_top(), tu_top(), cases[i].key, cases[i].from, cases[i].to, cases[i].inc);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rr.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
+                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
+        free(err);
+    }
 }
 
 /* A range's error names the field that is wrong, at its own line and column, and why: until
@@ -7594,5 +7642,7 @@ void suite_batch(void)
               test_report_stop_at_scratch},
              {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs},
              {"batch: a stop before matrix.tsv removes the new DIR, its lock and runs/",
-              test_batch_stop_before_matrix});
+              test_batch_stop_before_matrix},
+             {"a range's step or factor outside a double's range says why",
+              test_range_real_reasons});
 }
