@@ -4834,15 +4834,17 @@ static const char *tally_text(char *buf, size_t n, const csv_tally *t)
     return buf;
 }
 
-/* "N runs have no expectation recorded; record them with RECORD" (say_problems). The first
+/* "N runs have no expectation recorded; record them with RECORD" ("1 run has ...; record it
+ * with", where until 2026-11-28 it said "record them") (say_problems). The first
  * check of a fresh clone: said once here, not only in results.csv; a problem, so under -q too,
  * which leaves out only the summary (until 2026-11-27 -q hid it and the check ended with
  * status 1 and nothing said). */
 static void say_unrecorded(const csv_tally *t, const char *record)
 {
     if (t->unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with %s\n", prog,
-               t->unrecorded, t->unrecorded == 1 ? " has" : "s have", record);
+        am_msg("%s: %d run%s no expectation recorded; record %s with %s\n", prog,
+               t->unrecorded, t->unrecorded == 1 ? " has" : "s have",
+               t->unrecorded == 1 ? "it" : "them", record); /* "it": 2026-11-28 */
 }
 
 /* The problems of a results table (csv, written: missing >= 0) said on stderr, under -q too,

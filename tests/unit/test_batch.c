@@ -2739,8 +2739,9 @@ static void test_merge_unrecorded_as_unsharded(void)
                  tu_tmpdir(), k, k);
         err = NULL;
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        /* one run: "record it" (until 2026-11-28 "record them") */
         snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record "
-                 "them with amsim batch %s --update-expectations -o %s/unrec-s%d\n", sw,
+                 "it with amsim batch %s --update-expectations -o %s/unrec-s%d\n", sw,
                  tu_tmpdir(), k);
         CU_ASSERT(err && strcmp(err, want) == 0);
         if (!err || strcmp(err, want))
@@ -2750,6 +2751,16 @@ static void test_merge_unrecorded_as_unsharded(void)
     snprintf(args, sizeof args, "batch --merge '%s/unrec-s1' '%s/unrec-s2' -o '%s' -q",
              tu_tmpdir(), tu_tmpdir(), path_in_tmp("unrec-m"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    /* --merge of one shard: its one run, "record it" too */
+    snprintf(args, sizeof args, "batch --merge '%s/unrec-s1' -o '%s' -q", tu_tmpdir(),
+             path_in_tmp("unrec-m1"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, ": 1 run has no expectation recorded; record it with amsim "
+                            "batch "));
+    if (!err || !strstr(err, "record it with"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(err);
     char a[1200], b[1200];
     snprintf(a, sizeof a, "%s/results.csv", whole);
     snprintf(b, sizeof b, "%s/results.csv", path_in_tmp("unrec-m"));
@@ -6654,7 +6665,7 @@ static void test_regress_sweep(void)
     snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg00"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     char want[3000], rp[1200];
-    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record them "
+    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record it "
              "with amsim batch %s --update-expectations -o %s\n", sw, path_in_tmp("reg00"));
     CU_ASSERT(err && strstr(err, want));
     free(err);
