@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/units.h"
 #include "alloc.h"
 #include "btree.h"
 #include "recpool.h"
@@ -578,9 +579,13 @@ static int bfc_check_opts(const void *opts, const alloc_env *env, am_error *err)
     if (o->memory_limit)
         return am_fail_opt(err, "memory_limit", "bfc: memory limit of %" PRIu64 " bytes is "
                            "below 256 bytes", lim);
+    /* the fraction as written (units_fmt_real), not %g's 6 digits: until 2026-11-28
+     * 0.0000000029802319 was quoted as 2.98023e-09, which times the capacity passes */
+    char frac[40];
+    units_fmt_real(frac, sizeof frac, o->memory_fraction);
     return am_fail_opt(err, "memory_fraction,capacity", "bfc: memory limit of %" PRIu64
-                       " bytes (memory_fraction %g of a %" PRIu64 "-byte capacity) is below "
-                       "256 bytes", lim, o->memory_fraction, env->capacity);
+                       " bytes (memory_fraction %s of a %" PRIu64 "-byte capacity) is below "
+                       "256 bytes", lim, frac, env->capacity);
 }
 
 /* max_internal_fragmentation_bytes_ = fraction * limit, truncated as tsl's double to size_t.

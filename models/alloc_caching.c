@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "../sim/units.h"
 #include "sizeset.h"
 #include "recpool.h"
 #include "ordset.h"
@@ -1204,10 +1205,13 @@ static int cach_check_opts(const void *opts, const alloc_env *env, am_error *err
         return am_fail_opt(err, "max_non_split_rounding", "max_non_split_rounding of %llu bytes "
                            "is below 20 MiB (PyTorch refuses max_non_split_rounding_mb < 20)",
                            (unsigned long long)o->max_non_split_rounding);
-    if (o->gc_threshold >= 1.0)
+    if (o->gc_threshold >= 1.0) { /* as written: until 2026-11-28 %g made 1.0000001 "1" */
+        char t[40];
+        units_fmt_real(t, sizeof t, o->gc_threshold);
         return am_fail_opt(err, "garbage_collection_threshold", "garbage_collection_threshold "
-                           "of %g is not below 1 (PyTorch takes 0 < threshold < 1; 0 leaves it "
-                           "off)", o->gc_threshold);
+                           "of %s is not below 1 (PyTorch takes 0 < threshold < 1; 0 leaves it "
+                           "off)", t);
+    }
     if (o->gc_threshold > 0 && o->memory_fraction <= 0)
         return am_fail_opt(err, "garbage_collection_threshold,memory_fraction",
                            "garbage_collection_threshold needs memory_fraction (the allowed "

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sim/units.h"
 #include "addrset.h"
 #include "alloc.h"
 #include "livelist.h"
@@ -343,9 +344,12 @@ static int pre_fail_empty(const struct pre_opts *o, const alloc_env *env, uint64
                  "-byte capacity", o->memory_limit, env->capacity);
     else if (o->memory_limit)
         snprintf(src, sizeof src, "memory_limit of %" PRIu64 " bytes", o->memory_limit);
-    else
-        snprintf(src, sizeof src, "memory_fraction %g of a %" PRIu64 "-byte capacity, %" PRIu64
-                 " bytes", o->memory_fraction, env->capacity, wanted);
+    else { /* the fraction as written: until 2026-11-28 %g's 6 digits */
+        char frac[40];
+        units_fmt_real(frac, sizeof frac, o->memory_fraction);
+        snprintf(src, sizeof src, "memory_fraction %s of a %" PRIu64 "-byte capacity, %" PRIu64
+                 " bytes", frac, env->capacity, wanted);
+    }
     const char *keys = o->memory_limit ? "memory_limit,alignment"
                                        : "memory_fraction,capacity,alignment";
     if (wanted == 0)

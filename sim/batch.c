@@ -1308,6 +1308,21 @@ static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     return rc;
 }
 
+/* Whether inc, a range's step (is_step) or factor, is refused as a plain number: 1 with *why
+ * the reason (empty when the number reads but is not above 0, or 1), else 0 with *d its value.
+ * The reason is units_real's (value too large, too small to represent), or for a factor above
+ * 1 as written that its double is 1: until 2026-11-28 none was given ("step must be a number
+ * > 0, not '1e-400'"), as if 1e-400 were not above 0. */
+static int range_inc_refused(const char *inc, int is_step, double *d, const char **why)
+{
+    if (units_real(inc, d, why) != 0)
+        return 1;
+    *why = "";
+    if (!is_step && *d == 1 && units_above_one(inc))
+        *why = UNITS_REAL_ONE_WHY;
+    return is_step ? *d <= 0 : *d <= 1;
+}
+
 /* {from, to, step} or {from, to, factor}: sizes (with units), times (with units) or numbers.
  * fn, tn and in are the nodes of from, to and the step or factor: an error names the field that
  * is wrong, at its own line and column, and why (until 2026-11-25 every problem of a range with
@@ -1411,8 +1426,9 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
                              kinds[kind].name, f == 2 ? " > 0" : "", fv[f], why);
         }
         double fac = 0;
-        if (factor && (units_real(factor, &fac, &why) != 0 || fac <= 1))
-            return yfail(err, y, in, "range: factor must be a number > 1, not '%s'", factor);
+        if (factor && range_inc_refused(factor, 0, &fac, &why))
+            return yfail(err, y, in, "range: factor must be a number > 1, not '%s'%s%s%s",
+                         factor, *why ? " (" : "", why, *why ? ")" : "");
         if (factor && a == 0)
             return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
                          "and 0 times %s is 0)", from, factor);
@@ -1432,9 +1448,10 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         return yfail(err, y, fn, "range: 'from' is not %s: '%s' (%s)", plain, from, why);
     if (units_real(to, &db, &why) != 0)
         return yfail(err, y, tn, "range: 'to' is not %s: '%s' (%s)", plain, to, why);
-    if (units_real(inc, &dc, &why) != 0 || (step ? dc <= 0 : dc <= 1))
-        return yfail(err, y, in, step ? "range: step must be a number > 0, not '%s'"
-                                      : "range: factor must be a number > 1, not '%s'", inc);
+    if (range_inc_refused(inc, step != NULL, &dc, &why))
+        return yfail(err, y, in, "range: %s must be a number > %d, not '%s'%s%s%s",
+                     step ? "step" : "factor", step ? 0 : 1, inc, *why ? " (" : "", why,
+                     *why ? ")" : "");
     /* multiplying 0 stays at 0 (one value, or the value cap), a negative start moves away */
     if (factor && da <= 0)
         return yfail(err, y, fn, "range: a factor range must start above 0 ('from' is '%s', "
@@ -4817,15 +4834,17 @@ static const char *tally_text(char *buf, size_t n, const csv_tally *t)
     return buf;
 }
 
-/* "N runs have no expectation recorded; record them with RECORD" (say_problems). The first
+/* "N runs have no expectation recorded; record them with RECORD" ("1 run has ...; record it
+ * with", where until 2026-11-28 it said "record them") (say_problems). The first
  * check of a fresh clone: said once here, not only in results.csv; a problem, so under -q too,
  * which leaves out only the summary (until 2026-11-27 -q hid it and the check ended with
  * status 1 and nothing said). */
 static void say_unrecorded(const csv_tally *t, const char *record)
 {
     if (t->unrecorded)
-        am_msg("%s: %d run%s no expectation recorded; record them with %s\n", prog,
-               t->unrecorded, t->unrecorded == 1 ? " has" : "s have", record);
+        am_msg("%s: %d run%s no expectation recorded; record %s with %s\n", prog,
+               t->unrecorded, t->unrecorded == 1 ? " has" : "s have",
+               t->unrecorded == 1 ? "it" : "them", record); /* "it": 2026-11-28 */
 }
 
 /* The problems of a results table (csv, written: missing >= 0) said on stderr, under -q too,
@@ -5900,6 +5919,30 @@ static void untrack_lock(char **lock_path)
     *lock_path = NULL;
 }
 
+/* Track (on 1) or untrack (on 0) for a stop signal what a batch made of its -o folder out:
+ * out with the parents it made, its lock file when out is new (out_track_lock, as --merge's),
+ * and out/runs. The handler removes them while empty, the lock file first. */
+static void track_batch_out(const char *out, int made_out, int made_lock, int made_runs, int on)
+{
+    batch_track_made(out, made_out, on);
+    if (made_out > 0 && made_lock) {
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, out);
+        out_track_lock(lk, on);
+        free(lk);
+    }
+    char *runs = xprintf("%s/runs", out);
+    batch_track_made(runs, made_runs, on); /* tracked last: removed first */
+    free(runs);
+}
+
+/* unmake_out for a batch that tracked what it made (track_batch_out): removed, then untracked,
+ * so that a signal between the two finds nothing left to remove. */
+static void unmake_batch_out(const char *out, int made_out, int made_lock, int made_runs)
+{
+    unmake_out(out, made_out, made_lock, made_runs);
+    track_batch_out(out, made_out, made_lock, made_runs, 0);
+}
+
 /* OUT's matrix.tsv (mtext; none when NULL) opened and written to its temporary in *mo, and
  * runs (OUT/runs) made (*made_runs: the folders made, tracked for a stop signal), for --merge to
  * commit with results.csv: 0, or -1 with err. Until 2026-11-28 matrix.tsv was committed after
@@ -5911,13 +5954,20 @@ static int merge_prepare(const char *out, const char *runs, const char *mtext, o
     char q[SHOWN_MAX];
     char *dst = xprintf("%s/matrix.tsv", out);
     int rc;
+    /* runs/ is made and tracked with the stop signals blocked: until 2026-11-28 one that came
+     * between the two left OUT with an empty runs/ though "partial outputs removed" was said */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
      * (check_runs_dir said so already, unless it was planted since) */
-    if (mkdir_p_made(runs, made_runs) != 0)
-        rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(errno));
+    int made = mkdir_p_made(runs, made_runs), e = errno;
+    batch_track_made(runs, *made_runs, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    if (made != 0)
+        rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(e));
     else
         rc = runs_in_way(runs, "merge here", err);
-    batch_track_made(runs, *made_runs, 1);
     if (rc == 0 && mtext && out_open(mo, dst, err) != 0)
         rc = -1;
     if (*mo)
@@ -6275,29 +6325,49 @@ int cmd_batch(int argc, char **argv)
         rc = 0;
         goto done;
     }
-    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs */
+    /* DIR, its lock (one batch per folder: batch_lock), then DIR/runs, each made and tracked
+     * (track_batch_out) with the stop signals blocked: an interrupt before matrix.tsv is
+     * written removes what this batch made, as --merge's does (until 2026-11-28 DIR, its lock
+     * file and runs/ stayed, though "partial outputs removed" was said) */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     if (mkdir_p_made(b.out, &made_out) != 0) {
         int e = errno;
         rmdir_made(b.out, made_out);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
         am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, b.out), strerror(e));
         goto done;
     }
+    track_batch_out(b.out, made_out, 0, 0, 1);
     lock_fd = batch_lock(b.out, &made_lock, &err);
     if (lock_fd < 0) {
-        am_msg("%s: %s\n", prog, err.msg);
         rmdir_made(b.out, made_out);
+        track_batch_out(b.out, made_out, 0, 0, 0);
+        sigprocmask(SIG_SETMASK, &unblocked, NULL);
+        am_msg("%s: %s\n", prog, err.msg);
         goto done;
     }
+    if (made_out > 0 && made_lock) { /* the lock alone: DIR is tracked already */
+        char *lk = xprintf("%s/" BATCH_LOCK_NAME, b.out);
+        out_track_lock(lk, 1);
+        free(lk);
+    }
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     if (check_runs_dir(b.out, "run the study here", &err) != 0) {
         am_msg("%s: %s\n", prog, err.msg);
-        unmake_out(b.out, made_out, made_lock, 0);
+        unmake_batch_out(b.out, made_out, made_lock, 0);
         goto done;
     }
     char *runs = xprintf("%s/runs", b.out);
-    if (mkdir_p_made(runs, &made_runs) != 0) {
-        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(errno));
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    int runs_rc = mkdir_p_made(runs, &made_runs), runs_errno = errno;
+    batch_track_made(runs, made_runs, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    if (runs_rc != 0) {
+        am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(runs_errno));
         free(runs);
-        unmake_out(b.out, made_out, made_lock, made_runs);
+        unmake_batch_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     free(runs);
@@ -6315,7 +6385,7 @@ int cmd_batch(int argc, char **argv)
                SHOW(q, mp), what);
         free(mt);
         free(mp);
-        unmake_out(b.out, made_out, made_lock, made_runs);
+        unmake_batch_out(b.out, made_out, made_lock, made_runs);
         goto done;
     }
     char *old = am_slurp(mp);
@@ -6330,7 +6400,13 @@ int cmd_batch(int argc, char **argv)
      * were already written (until 2026-11-28) */
     out_more_commits(1);
     stop_sig = 0;
+    /* what this batch made stays from here on, as the batch's own handler says ("the same
+     * command again runs what is unfinished"): DIR, its lock and runs/ are untracked as that
+     * handler takes over, the stop signals held off between the two */
+    sigprocmask(SIG_BLOCK, &stop, NULL);
+    track_batch_out(b.out, made_out, made_lock, made_runs, 0);
     batch_catch_stops();
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
     int wrc = changed ? write_atomic(mp, mt, &err) : 0;
     free(old);
     free(mt);

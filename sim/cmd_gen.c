@@ -300,7 +300,8 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             /* a plain decimal, optionally signed, with an exponent: strtod also took leading
              * blanks, hex ('0x10' was 16), inf and nan */
             double x;
-            int rc = units_real(v, &x, NULL);
+            const char *why = NULL;
+            int rc = units_real(v, &x, &why);
             /* a nonzero value too small for a double would be 0, which it is not, in any form:
              * until 2026-11-27 --jitter 1e-400 was taken for 0 (while --tflops 1e400 was
              * refused), and later that day still the plain decimal 0.000...0001 with 400 zeros
@@ -310,9 +311,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
                        am_escape_name(shown, sizeof shown, v));
                 return 1;
             }
-            if (rc != 0) {
-                am_msg("amsim gen %s: --%s takes a number, not '%s'\n", kind, t->name,
-                       am_escape_name(shown, sizeof shown, v));
+            if (rc != 0) { /* with why: until 2026-11-28 1.8e308 was "not a number" alone */
+                am_msg("amsim gen %s: --%s takes a number, not '%s' (%s)\n", kind, t->name,
+                       am_escape_name(shown, sizeof shown, v), why);
                 return 1;
             }
             char msg[256];

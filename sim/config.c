@@ -1929,9 +1929,11 @@ static int link_rate_too_low(am_error *e, const cfg_node *kn, const char *path,
     if (rate >= CFG_LINK_RATE_MIN)
         return 0;
     const cfg_node *at = map_get(kn, "efficiency");
+    char eff[40]; /* as written: until 2026-11-28 %g's 6 digits */
+    units_fmt_real(eff, sizeof eff, lo->efficiency);
     return node_fail(e, at ? at : map_get(kn, "bandwidth"), "%s: bandwidth x efficiency is %g "
-                     "B/s (%" PRIu64 " B/s x %g), below the smallest rate kept, %g B/s; raise "
-                     "efficiency or bandwidth", path, rate, lo->bandwidth, lo->efficiency,
+                     "B/s (%" PRIu64 " B/s x %s), below the smallest rate kept, %g B/s; raise "
+                     "efficiency or bandwidth", path, rate, lo->bandwidth, eff,
                      CFG_LINK_RATE_MIN);
 }
 
@@ -2323,10 +2325,12 @@ static int build_links(am_config *c, cfg_node *root, am_error *e)
         /* at most 1e12 pJ (1 J) a byte: a link's energy, bytes (below 2^64) x this, stays
          * finite, so text and JSON give a number (until 2026-11-27 1e308 was accepted: the
          * text said "inf mJ", the JSON null); -0 too, as every negative */
-        if (!(lo.energy >= 0) || signbit(lo.energy) || lo.energy > 1e12)
+        if (!(lo.energy >= 0) || signbit(lo.energy) || lo.energy > 1e12) {
+            char en[40]; /* as written: until 2026-11-28 %g made 1000000000000.001 "1e+12" */
+            units_fmt_real(en, sizeof en, lo.energy);
             return node_fail(e, map_get(kn, "energy_per_byte"), "%s.energy_per_byte: must be "
-                             "between 0 and 1e12 picojoules per byte (1 J), not %g", path,
-                             lo.energy);
+                             "between 0 and 1e12 picojoules per byte (1 J), not %s", path, en);
+        }
         l->energy_pj_per_byte = lo.energy;
         fill_defaults(kn, link_desc, 0);
     }

@@ -1824,8 +1824,19 @@ int cmd_report(int argc, char **argv)
     const char *td = getenv("TMPDIR");
     if (!td || !*td)
         td = "/tmp";
+    /* made and tracked with the stop signals blocked: until 2026-11-28 one that came between
+     * the two left an empty amsim-report-XXXXXX behind */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     int tl = snprintf(c.tmp, sizeof c.tmp, "%s/amsim-report-XXXXXX", td);
-    if (tl < 0 || (size_t)tl >= sizeof c.tmp || !mkdtemp(c.tmp)) {
+    int made = tl >= 0 && (size_t)tl < sizeof c.tmp && mkdtemp(c.tmp);
+    int made_errno = errno;
+    if (made)
+        out_track_scratch(c.tmp, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    errno = made_errno;
+    if (!made) {
         am_msg("%s: cannot make a scratch folder under %s: %s\n", prog, td,
                 tl >= 0 && (size_t)tl >= sizeof c.tmp ? "name too long (TMPDIR)"
                                                       : strerror(errno));
@@ -1835,7 +1846,6 @@ int cmd_report(int argc, char **argv)
         free(scripts_abs);
         return 2;
     }
-    out_track_scratch(c.tmp, 1);
     outfile *o;
     am_error err = {0};
     int rc = 1;

@@ -1012,6 +1012,18 @@ static int exact_above_one(const exact *x)
     return x->mag > p;
 }
 
+int units_above_one(const char *s)
+{
+    decnum d;
+    const char *p = s ? parse_dec(s, &d) : NULL;
+    if (!p || *p)
+        return 0;
+    exact x;
+    to_exact(&d, 1, &x);
+    /* a nonzero digit past those kept makes a kept 1 (1.000...0001) more than 1 */
+    return exact_above_one(&x) || (d.lost && !x.neg && x.mag == 1 && x.exp == 0);
+}
+
 int units_factor_values(units_kind kind, const char *from, const char *to, const char *factor,
                         uint64_t *vals, size_t max, size_t *n, const char **why)
 {

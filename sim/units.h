@@ -48,6 +48,11 @@ int units_u64(const char *s, size_t len, uint64_t *v);
 #define UNITS_REAL_TINY_WHY                                                                   \
     "too small to represent (a nonzero number below about 4.9e-324 reads as 0)"
 int units_real(const char *s, double *v, const char **why);
+/* 1 when s, a plain decimal number as units_range_value reads one, is above 1 exactly as
+ * written ("1.0000000000000000000000000001" is, though its double is 1), else 0. */
+int units_above_one(const char *s);
+/* Why a number above 1 as written is refused where a double above 1 is asked for. */
+#define UNITS_REAL_ONE_WHY "it reads as 1 as a double"
 
 /* The values of a range {from, to, step} (sweeps' axes): value k is from + k * step computed
  * exactly from the numbers as written (decimal mantissas, powers of ten and units, in 128-bit

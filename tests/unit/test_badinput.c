@@ -1513,6 +1513,14 @@ BI_C(y_energy_too_large, "energy.yaml", V "default_memory: hbm\nmemories:\n"
      "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: 1e308}\n",
      "amsim: @:7:49: links.pcie.energy_per_byte: must be between 0 and 1e12 picojoules per byte "
      "(1 J), not 1e+308")
+/* the refused value as written, not %g's 6 digits (until 2026-11-28 "not 1e+12", which is
+ * accepted) */
+BI_C(y_energy_as_written, "energy2.yaml", V "default_memory: hbm\nmemories:\n"
+     "  hbm: {kind: hbm, capacity: 1MiB}\n  host: {kind: host, capacity: 1MiB}\n"
+     "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, energy_per_byte: "
+     "1000000000000.001}\n",
+     "amsim: @:7:49: links.pcie.energy_per_byte: must be between 0 and 1e12 picojoules per byte "
+     "(1 J), not 1000000000000.001\n")
 /* A value a policy refuses when it is created (not by its option table) is reported where the
  * user wrote it: a --set names the --set argument (it named the config's allocator map, a
  * position the user never wrote), a YAML value its own line and column; nothing is written. */
@@ -2051,6 +2059,11 @@ static void y_check_agrees_with_run(void)
          "85899345920-byte capacity) is below 256 bytes"},
         {"bfc", "memory_fraction", "1e-300", "bfc: memory limit of 0 bytes (memory_fraction "
          "1e-300 of a 85899345920-byte capacity) is below 256 bytes"},
+        /* the fraction as written: until 2026-11-28 %g's 2.98023e-09, which passes */
+        {"bfc", "memory_fraction", "0.0000000029802319", "bfc: memory limit of 255 bytes "
+         "(memory_fraction 2.9802319e-09 of a 85899345920-byte capacity) is below 256 bytes"},
+        {"prealloc", "memory_fraction", "0.0000000000000001234567", "prealloc: arena of 0 bytes "
+         "(memory_fraction 1.234567e-16 of a 85899345920-byte capacity, 0 bytes)"},
         {"prealloc", "memory_limit", "255B", "prealloc: arena of 0 bytes: the alignment of 256 "
          "bytes is above the arena's memory_limit of 255 bytes (the arena is rounded down to a "
          "multiple of the alignment)"},
@@ -5020,6 +5033,7 @@ void suite_badinput(void)
              {"yaml: a policy refusing its options, at the value", y_policy_refuses},
              {"yaml: a transfer guard no memory kind triggers", y_guard_no_host_kind},
              {"yaml: a link energy_per_byte above 1e12 pJ", y_energy_too_large},
+             {"yaml: a refused energy_per_byte as written", y_energy_as_written},
              {"yaml: the same guard given by --set", y_guard_no_host_kind_set},
              {"yaml: a policy refusing a --set value names the --set", y_policy_refuses_set},
              {"yaml: a minus sign on a zero number (-0)", y_minus_zero},

@@ -20,6 +20,7 @@
 
 #include "../../sim/batch.h"
 #include "../../sim/outfile.h"
+#include "../../sim/units.h"
 #include "testutil.h"
 #include <zlib.h>
 
@@ -340,6 +341,53 @@ static void test_range_rounds_to_zero(void)
     if (err && !strstr(err, "rounds to 0 ps"))
         printf("\n  message: %s\n", err);
     free(err);
+}
+
+/* A range's step or factor that is a number outside a double's range says why, as 'from' and
+ * 'to' do: too large, too small to represent, or for a factor just above 1 that its double is
+ * 1. Until 2026-11-28 these said only "step must be a number > 0, not '1e-400'", as if the
+ * value were not above 0. */
+static void test_range_real_reasons(void)
+{
+    static const struct {
+        const char *key, *from, *to, *inc, *want;
+    } cases[] = {
+        {"memory_fraction", "0.1", "0.4", "step: 1e-400", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '1e-400' (" UNITS_REAL_TINY_WHY ")"},
+        {"memory_fraction", "0.1", "0.4", "step: 1.8e308", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '1.8e308' (value too large)"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1.8e308", "rr.yaml:8:13: range: factor must "
+         "be a number > 1, not '1.8e308' (value too large)"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1.0000000000000000000000000001", "rr.yaml:8:"
+         "13: range: factor must be a number > 1, not '1.0000000000000000000000000001' (it reads "
+         "as 1 as a double)"},
+        {"memory_limit", "1GiB", "2GiB", "factor: 1.0000000000000000000000000001", "rr.yaml:8:"
+         "13: range: factor must be a number > 1, not '1.0000000000000000000000000001' (it reads "
+         "as 1 as a double)"},
+        {"memory_limit", "1GiB", "2GiB", "factor: 1.8e308", "rr.yaml:8:13: range: factor must "
+         "be a number > 1, not '1.8e308' (value too large)"},
+        /* a number that reads but is not above 0, or 1, needs no reason */
+        {"memory_fraction", "0.1", "0.4", "step: -1", "rr.yaml:8:11: range: step must be a "
+         "number > 0, not '-1'\n"},
+        {"memory_fraction", "0.1", "0.4", "factor: 1", "rr.yaml:8:13: range: factor must be a "
+         "number > 1, not '1'\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char text[1024], args[1200], *err = NULL;
+        snprintf(text, sizeof text,
+                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.%s:\n"
+                 "    from: %s\n    to: %s\n    %s\n",
+                 tu_top(), tu_top(), cases[i].key, cases[i].from, cases[i].to, cases[i].inc);
+        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rr.yaml", text));
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        int ok = err && strstr(err, cases[i].want);
+        CU_ASSERT(ok);
+        if (!ok)
+            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
+                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
+        free(err);
+    }
 }
 
 /* A range's error names the field that is wrong, at its own line and column, and why: until
@@ -2691,8 +2739,9 @@ static void test_merge_unrecorded_as_unsharded(void)
                  tu_tmpdir(), k, k);
         err = NULL;
         CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        /* one run: "record it" (until 2026-11-28 "record them") */
         snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record "
-                 "them with amsim batch %s --update-expectations -o %s/unrec-s%d\n", sw,
+                 "it with amsim batch %s --update-expectations -o %s/unrec-s%d\n", sw,
                  tu_tmpdir(), k);
         CU_ASSERT(err && strcmp(err, want) == 0);
         if (!err || strcmp(err, want))
@@ -2702,6 +2751,16 @@ static void test_merge_unrecorded_as_unsharded(void)
     snprintf(args, sizeof args, "batch --merge '%s/unrec-s1' '%s/unrec-s2' -o '%s' -q",
              tu_tmpdir(), tu_tmpdir(), path_in_tmp("unrec-m"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 1);
+    /* --merge of one shard: its one run, "record it" too */
+    snprintf(args, sizeof args, "batch --merge '%s/unrec-s1' -o '%s' -q", tu_tmpdir(),
+             path_in_tmp("unrec-m1"));
+    err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, ": 1 run has no expectation recorded; record it with amsim "
+                            "batch "));
+    if (!err || !strstr(err, "record it with"))
+        fprintf(stderr, "\n  %s\n", err ? err : "(none)");
+    free(err);
     char a[1200], b[1200];
     snprintf(a, sizeof a, "%s/results.csv", whole);
     snprintf(b, sizeof b, "%s/results.csv", path_in_tmp("unrec-m"));
@@ -6606,7 +6665,7 @@ static void test_regress_sweep(void)
     snprintf(args, sizeof args, "batch '%s' -o '%s'", sw, path_in_tmp("reg00"));
     CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
     char want[3000], rp[1200];
-    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record them "
+    snprintf(want, sizeof want, "amsim batch: 1 run has no expectation recorded; record it "
              "with amsim batch %s --update-expectations -o %s\n", sw, path_in_tmp("reg00"));
     CU_ASSERT(err && strstr(err, want));
     free(err);
@@ -7223,6 +7282,119 @@ static void test_stop_at_matrix_commit(void)
     CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
 }
 
+/* Run `amsim ARGS` (a shell word list) under strace -f, which sends it SIGTERM at the Nth call
+ * of syscall (inject ... when=N; of those on path alone unless NULL), with TMPDIR set to
+ * tmpdir; its messages in errpath. 1 when it ended by that SIGTERM (strace ends as its tracee
+ * did; sh may say so as 143). */
+static int stopped_at(const char *syscall, int n, const char *path, const char *tmpdir,
+                      const char *args, const char *errpath)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192], only[1300] = "";
+    if (path) /* only the calls on path are counted */
+        snprintf(only, sizeof only, "-P '%s'", path);
+    snprintf(cmd, sizeof cmd, "TMPDIR='%s' strace -f -qq -o /dev/null %s -e trace=%s -e "
+             "inject=%s:signal=SIGTERM:when=%d %s %s >/dev/null 2>'%s'", tmpdir, only, syscall,
+             syscall, n, bin, args, errpath);
+    int st = system(cmd);
+    return (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
+           (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+}
+
+/* Whether folder dir is there and empty. */
+static int empty_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    if (n)
+        fprintf(stderr, "\n  %s: %d entries left\n", dir, n);
+    return n == 0;
+}
+
+/* Two tiny studies' folders for the stop tests, made once; their scratch folder (made empty
+ * here: each stop must leave it so) in *scratch. 0 without a working strace (skipped). */
+static int stop_setup(const char **s1, const char **s2, const char **scratch, const char *name)
+{
+    if (system("strace -f -qq -o /dev/null true >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "\n  skipped: no working strace, the stop at a mkdir is not tested\n");
+        return 0;
+    }
+    *s1 = path_in_tmp("smk1");
+    *s2 = path_in_tmp("smk2");
+    if (access(*s1, F_OK) != 0) {
+        tiny_study("smk1", *s1);
+        tiny_study("smk2", *s2);
+    }
+    *scratch = path_in_tmp(name);
+    CU_ASSERT_FATAL(mkdir(*scratch, 0777) == 0);
+    return 1;
+}
+
+/* `amsim report DIR` stopped right after its scratch folder is made removes it: the mkdtemp
+ * and the tracking are one step for the stop signals. Until 2026-11-28 an empty
+ * amsim-report-XXXXXX stayed in $TMPDIR. */
+static void test_report_stop_at_scratch(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-report"))
+        return;
+    char args[4096];
+    snprintf(args, sizeof args, "report '%s'", s1);
+    CU_ASSERT(stopped_at("mkdir", 1, NULL, scratch, args, err));
+    CU_ASSERT(empty_dir(scratch)); /* no amsim-report-XXXXXX */
+}
+
+/* `batch --merge ... -o OUT` stopped at any of its mkdirs (the 3rd makes OUT/runs) leaves no
+ * OUT. Until 2026-11-28 one at OUT/runs left OUT with an empty runs/, though it said "partial
+ * outputs removed". */
+static void test_merge_stop_at_runs(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-merge"))
+        return;
+    char args[4096], out[1200];
+    snprintf(out, sizeof out, "%s/m", scratch);
+    snprintf(args, sizeof args, "batch --merge '%s' '%s' -o '%s'", s1, s2, out);
+    for (int n = 1; n <= 3; n++) {
+        CU_ASSERT(stopped_at("mkdir", n, NULL, scratch, args, err));
+        CU_ASSERT(empty_dir(scratch)); /* no m/, no m/runs */
+    }
+}
+
+/* `batch SWEEP -o DIR` into a new DIR, stopped before matrix.tsv is written (at each mkdir:
+ * DIR, DIR/runs; at the opens that check DIR/matrix.tsv: its type, an old one's text), removes
+ * DIR, its lock file and runs/, as it says. Until 2026-11-28 they stayed. */
+static void test_batch_stop_before_matrix(void)
+{
+    const char *s1, *s2, *scratch, *err = path_in_tmp("smk.err");
+    if (!stop_setup(&s1, &s2, &scratch, "smk-batch"))
+        return;
+    char args[4096], out[1200], sw[1300], mt[1300];
+    snprintf(sw, sizeof sw, "%s/smk1.yaml", tu_tmpdir());
+    snprintf(out, sizeof out, "%s/d", scratch);
+    snprintf(mt, sizeof mt, "%s/matrix.tsv", out);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q", sw, out);
+    for (int n = 1; n <= 5; n++) {
+        int at_open = n > 3;
+        CU_ASSERT(stopped_at(at_open ? "openat" : "mkdir", at_open ? n - 3 : n,
+                             at_open ? mt : NULL, scratch, args, err));
+        CU_ASSERT(empty_dir(scratch)); /* no d/, d/.amsim-lock, d/runs */
+        /* its line first (the shell may add its own "Terminated" after it) */
+        static const char want[] = "amsim: interrupted; partial outputs removed\n";
+        char *e = tu_slurp(err, NULL);
+        int said = e && strncmp(e, want, sizeof want - 1) == 0;
+        CU_ASSERT(said);
+        if (!said)
+            fprintf(stderr, "\n  stop %d: %s", n, e ? e : "(no stderr)\n");
+        free(e);
+    }
+}
+
 /* A merge whose OUT/matrix.tsv cannot be written (a folder there), or whose OUT/runs cannot be
  * made (a dangling link there), fails with status 1 and leaves OUT's results.csv as it was:
  * results.csv and matrix.tsv are committed together, after runs/ is made. Until 2026-11-28 the
@@ -7476,5 +7648,12 @@ void suite_batch(void)
              {"--merge -o x.csv/ is a folder", test_merge_csv_slash_is_folder},
              {"--merge that cannot write OUT fails and keeps it",
               test_merge_write_error_fails},
-             {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit});
+             {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit},
+             {"report: a stop right after its scratch folder is made removes it",
+              test_report_stop_at_scratch},
+             {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs},
+             {"batch: a stop before matrix.tsv removes the new DIR, its lock and runs/",
+              test_batch_stop_before_matrix},
+             {"a range's step or factor outside a double's range says why",
+              test_range_real_reasons});
 }

@@ -610,7 +610,8 @@ static void test_clock_past_2_63(void)
 
 /* Numbers are read strictly, with nothing written: strtoull skipped leading blanks and negated a
  * minus sign (--seed ' -18446744073709551615' wrote the --seed 1 trace with status 0, --layers
- * ' 5' was 5), strtod took hex (--tflops 0x10 was 16), inf and nan. */
+ * ' 5' was 5), strtod took hex (--tflops 0x10 was 16), inf and nan. Each refusal of a real
+ * says why, as units_real does. */
 static void test_number_syntax(void)
 {
     static const struct {
@@ -624,10 +625,17 @@ static void test_number_syntax(void)
         {"train --layers +5", "amsim gen train: --layers takes an unsigned integer, not '+5'\n"},
         {"serve --requests '5 '", "amsim gen serve: --requests takes an unsigned integer, not "
                                   "'5 '\n"},
-        {"kernel --tflops 0x10", "amsim gen kernel: --tflops takes a number, not '0x10'\n"},
-        {"kernel --tflops inf", "amsim gen kernel: --tflops takes a number, not 'inf'\n"},
-        {"train --mfu nan", "amsim gen train: --mfu takes a number, not 'nan'\n"},
-        {"serve --rate ' 5'", "amsim gen serve: --rate takes a number, not ' 5'\n"},
+        {"kernel --tflops 0x10", "amsim gen kernel: --tflops takes a number, not '0x10' "
+                                 "(malformed number)\n"},
+        {"kernel --tflops inf", "amsim gen kernel: --tflops takes a number, not 'inf' (not a "
+                                "number)\n"},
+        {"train --mfu nan", "amsim gen train: --mfu takes a number, not 'nan' (not a number)\n"},
+        {"serve --rate ' 5'", "amsim gen serve: --rate takes a number, not ' 5' (not a "
+                              "number)\n"},
+        /* a number past a double's range says so (until 2026-11-28 no reason: as if not a
+         * number at all) */
+        {"train --mfu 1.8e308", "amsim gen train: --mfu takes a number, not '1.8e308' (value "
+                                "too large)\n"},
         /* a real option in every number's form, as --layers 05 (until 2026-11-27 taken) */
         {"train --tflops 0197", "amsim gen train: --tflops takes a number, not '0197': leading "
                                 "zeros are not allowed (YAML 1.1 reads 010 as octal 8)\n"},
