@@ -264,11 +264,17 @@ static FILE *spool_in(const char *dir)
         errno = ENAMETOOLONG;
         return NULL;
     }
-    int fd = mkstemp(name);
+    /* no stop signal between the creation and the unlink (until 2026-11-28 one there left an
+     * amsim-spool.XXXXXX in the folder) */
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
+    int fd = mkstemp(name), unlinked = fd >= 0 && unlink(name) == 0, made_errno = errno;
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    errno = made_errno;
     if (fd < 0)
         return NULL;
     FILE *f = NULL;
-    int unlinked = unlink(name) == 0;
     if (unlinked && fcntl(fd, F_SETFD, FD_CLOEXEC) == 0)
         f = fdopen(fd, "w+b");
     if (!f) {

@@ -836,7 +836,7 @@ static void test_tmp_name_taken(void)
 static void test_tmp_names_all_taken(void)
 {
     const char *dir = fresh("tmp_all_taken");
-    char p[900], want[1200];
+    char p[900], want[2000];
     for (int k = 0; k < 100; k++) {
         if (k)
             snprintf(p, sizeof p, "%s/o.json.tmp.%ld.%d", dir, (long)getpid(), k);
@@ -961,9 +961,40 @@ static void test_interrupt_after_commit(void)
     CU_ASSERT_EQUAL(count_in(dir, NULL), 5); /* two outputs, three .err files */
 }
 
+/* An in-place output (--json -) waits in an unlinked spool file in $TMPDIR; a SIGTERM at any of
+ * the run's first 40 openat calls (sent by strace as the call returns: the spool's creation is
+ * one of them) leaves no amsim-spool.XXXXXX there. Until 2026-11-28 one between its mkstemp
+ * and its unlink left it for good. Without a working strace this is skipped. */
+static void test_spool_interrupted(void)
+{
+    if (system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
+        printf("\n  skipped: no working strace, the spool's interrupt is not tested\n");
+        return;
+    }
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    const char *dir = fresh("spool_sig");
+    char cmd[8192];
+    int signalled = 0;
+    for (int n = 1; n <= 40; n++) {
+        snprintf(cmd, sizeof cmd, "TMPDIR='%s' strace -f -qq -o /dev/null -e trace=openat -e "
+                 "inject=openat:signal=SIGTERM:when=%d %s run -q -c %s/configs/default.yaml -t "
+                 "%s/traces/gpu_train_step.trace --json - >/dev/null 2>&1", dir, n, bin,
+                 tu_top(), tu_top());
+        int st = system(cmd);
+        signalled += WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM;
+        CU_ASSERT_EQUAL(count_in(dir, "amsim-spool."), 0);
+        if (count_in(dir, "amsim-spool.") != 0) {
+            fprintf(stderr, "\n  SIGTERM at openat %d left a spool file\n", n);
+            break;
+        }
+    }
+    CU_ASSERT(signalled > 0); /* the signal did stop some of them */
+}
+
 void suite_outfile(void)
 {
     TU_SUITE("outfile",
+             {"an interrupt leaves no spool file of an in-place output", test_spool_interrupted},
              {"commit all: one write error renames none", test_commit_all_write_error},
              {"a write error a writer noted is the reason given", test_write_error_noted},
              {"commit all: a pending stop signal renames none", test_commit_all_interrupted},
