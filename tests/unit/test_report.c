@@ -1250,6 +1250,53 @@ static void test_stats_paired_exact_differences(void)
     free(out);
 }
 
+/* QA: --paired differences from 2^53 on take the group rows' exact path (exact_figures): a -
+ * b of 1000000000000000001 - 0 and 1000000000000000003 - 0 has mean 1000000000000000002 B, sd
+ * 1.41 B and a finite t, in the text and the JSON; "every difference is X" only when they all
+ * are (until 2026-11-28 each difference was a double: mean 1e+18 B, sd 0, t = +infinity). Exact
+ * differences that differ in their 19th digit are not all equal either: sd not 0. */
+static void test_stats_paired_past_2_53(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("p253.csv",
+        "run,policy,seed,status,m_bytes,n_bytes,makespan_seconds\n"
+        "r1,a,1,ok,1000000000000000001,1000000000000000001,0.100000000000000001\n"
+        "r2,a,2,ok,1000000000000000003,1000000000000000002,0.100000000000000002\n"
+        "r3,b,1,ok,0,0,0\nr4,b,2,ok,0,1,0\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference 1000000000000000002 B  sd         1.41 B\n"
+                                 "  95% CI          999999999999999989.29 B .. "
+                                 "1000000000000000014.71 B\n"
+                                 "  t = 1e+18, df = 1, two-sided p = 6.3662e-19\n"));
+    if (out && !strstr(out, "t = 1e+18,"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b -q --json -", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\"mean_difference\": 1000000000000000002,\n"
+                                 "    \"sd\": 1.4142135623730951,\n"
+                                 "    \"ci95_low\": 999999999999999989.29,\n"
+                                 "    \"ci95_high\": 1000000000000000014.71,\n"
+                                 "    \"t\": 1000000000000000000,"));
+    CU_ASSERT(out && strstr(out, "\"t_test\": \"done\""));
+    free(out);
+    out = NULL;
+    /* all equal: the words give the exact difference */
+    snprintf(args, sizeof args, "stats '%s' --metric n_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  t = +infinity (every difference is 1000000000000000001 B, "
+                                 "sd 0), df = 1, two-sided p = 0\n"));
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference          0.1 s  sd  7.07107e-19 s\n"));
+    CU_ASSERT(out && !strstr(out, "every difference"));
+    free(out);
+}
+
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
  * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
  * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
@@ -2022,6 +2069,8 @@ void suite_report(void)
              {"stats: figures past 2^53 exact from plain decimals", test_stats_exact_figures},
              {"stats --paired: overflowing differences halved, decimal differences exact",
               test_stats_paired_exact_differences},
+             {"stats --paired: differences from 2^53 on exact, as the group rows",
+              test_stats_paired_past_2_53},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
