@@ -351,26 +351,28 @@ static const char *cents_text(char *t, size_t n, am_i128 c, int whole)
     return t;
 }
 
-/* A figure known in hundredths (c, exactly c / 100 when whole) as fmt_num prints it: a whole
- * number in full, another number of bytes or a count with two decimals; in another unit (or
- * not known: known 0) fmt_num of the double v. */
+/* A figure known in hundredths (c, exactly c / 100 when whole): in full when whole, else with
+ * its two decimals, in every unit, as json_kcents gives it; not known (known 0), fmt_num of the
+ * double v. Until 2026-11-28 only bytes and counts took the hundredths, and a mean of seconds
+ * of -9007199254740994.17 printed as its double, -9007199254740994 s, while the JSON had the
+ * hundredths. */
 static void fmt_cents(char *b, size_t n, double v, int known, am_i128 c, int whole,
                       const char *unit)
 {
     char t[56];
-    int bytes_or_count = unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count"));
-    if (known && (whole || bytes_or_count))
+    if (known)
         snprintf(b, n, "%s%s", cents_text(t, sizeof t, c, whole), units_metric_symbol(unit));
     else
         fmt_num(b, n, v, unit);
 }
 
-/* A group's figure in the JSON: as the text has it (in full, or to the hundredth) when
- * exact_figures knows it (known) and a double does not hold it (from 2^53 on), else the
- * double exactly (json_kexact). */
+/* A group's figure in the JSON: as the text has it (fmt_cents: in full, or to the hundredth)
+ * when exact_figures knows it (known), else the double exactly (json_kexact). Until 2026-11-28
+ * a known figure below 2^53 was its double: a CI end the text gave as -9007199254740991.58 B was
+ * -9007199254740991. */
 static void json_kcents(json_w *w, const char *k, double v, int known, am_i128 c, int whole)
 {
-    if (!known || fabs(v) < 9007199254740992.0) {
+    if (!known) {
         json_kexact(w, k, v);
         return;
     }

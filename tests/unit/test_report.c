@@ -1178,7 +1178,7 @@ static void test_stats_exact_figures(void)
 }
 
 /* QA: stats' text numbers by one rule. A whole number up to 2^64 prints in full, without
- * decimals: 9007199254741004 beside 9007199254740978 (it was 9.0072e+15), the mean of
+ * decimals: the mean 9007199254740991 (a mean from 2^53 on was 9.0072e+15), the mean of
  * 18446744073709551615 exactly (it was 18446744073709551616.00 B, and 1.84467e+19 without a
  * unit; until 2026-11-27 then 18446744073709551616, the double beyond the data). Beyond 2^64 the fewest
  * digits that read back, as in the JSON: 1e+70 B (it was a wrong 63-digit integer, %.2f cut to
@@ -1195,13 +1195,15 @@ static void test_stats_big_numbers(void)
         "r7,d,t,1,ok,1e70,1e70\nr8,d,t,2,ok,1e70,1e70\n"));
     snprintf(args, sizeof args, "stats '%s' --metric m", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421      "
-                                 "9007199254740978      9007199254741004\n"
+    /* b's CI ends are exact to the hundredth as a byte group's are (test_stats_exact_one_rule;
+     * until 2026-11-28 unitless ends were the doubles, 9007199254740978 and ...1004) */
+    CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421   "
+                                 "9007199254740978.29   9007199254741003.71\n"
                                  "c       2  18446744073709551615        0  "
                                  "18446744073709551615  18446744073709551615\n"
                                  "d       2                 1e+70        0                 "
                                  "1e+70                 1e+70\n"));
-    if (out && !strstr(out, "9007199254741004\n"))
+    if (out && !strstr(out, "9007199254741003.71\n"))
         printf("\n  stats:\n%s", out);
     free(out);
     out = NULL;
@@ -1295,6 +1297,43 @@ static void test_stats_paired_past_2_53(void)
     CU_ASSERT(out && strstr(out, "  mean difference          0.1 s  sd  7.07107e-19 s\n"));
     CU_ASSERT(out && !strstr(out, "every difference"));
     free(out);
+}
+
+/* QA: a group's exact figures from 2^53 on by one rule in the text and the JSON, in every unit:
+ * the mean and CI ends to the hundredth unless whole (until 2026-11-28 seconds and unitless text
+ * gave the doubles, -9007199254740994 s, and the JSON's high end below 2^53 was its double,
+ * -9007199254740991, where the bytes text had -9007199254740991.58 B). */
+static void test_stats_exact_one_rule(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("rule53.csv",
+        "run,policy,seed,status,m_bytes,makespan_seconds,x\n"
+        "r1,a,1,ok,-9007199254740993,-9007199254740993,-9007199254740993\n"
+        "r2,a,2,ok,-9007199254740995,-9007199254740995,-9007199254740995\n"
+        "r3,a,3,ok,-9007199254740994.5,-9007199254740994.5,-9007199254740994.5\n"));
+    static const char *const col[3] = {"m_bytes", "makespan_seconds", "x"};
+    static const char *const sym[3] = {" B", " s", ""};
+    for (int i = 0; i < 3; i++) {
+        char want[200];
+        snprintf(args, sizeof args, "stats '%s' --metric %s", csv, col[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        snprintf(want, sizeof want, "  -9007199254740994.17%s  ", sym[i]);
+        CU_ASSERT(out && strstr(out, want));
+        snprintf(want, sizeof want, "  -9007199254740996.75%s  -9007199254740991.58%s\n", sym[i],
+                 sym[i]);
+        CU_ASSERT(out && strstr(out, want));
+        if (out && !strstr(out, want))
+            printf("\n  stats:\n%s", out);
+        free(out);
+        out = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric %s -q --json -", csv, col[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "\"mean\": -9007199254740994.17,"));
+        CU_ASSERT(out && strstr(out, "\"ci95_low\": -9007199254740996.75,\n"
+                                     "      \"ci95_high\": -9007199254740991.58\n"));
+        free(out);
+        out = NULL;
+    }
 }
 
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
@@ -2071,6 +2110,8 @@ void suite_report(void)
               test_stats_paired_exact_differences},
              {"stats --paired: differences from 2^53 on exact, as the group rows",
               test_stats_paired_past_2_53},
+             {"stats: exact figures from 2^53 on by one rule, text and JSON, every unit",
+              test_stats_exact_one_rule},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
