@@ -300,9 +300,9 @@ static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 
 
 /* A statistic of a metric in unit (units_of_metric) as text, with the unit's symbol: a whole
  * number up to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was
- * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
- * a double from there on is whole) with two decimals, whole bytes and hundredths exact; any
- * other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
+ * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end,
+ * below 2^53: a double from there on is whole) with two decimals, whole bytes and hundredths
+ * exact, unless below 0.005; any other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
  * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
  * 2026-11-27 the rule broke from 2^53: a unitless whole number took 6 digits (9.0072e+15 beside
  * 9007199254740978 in one row), a byte count two decimals (18446744073709551616.00 B), and
@@ -325,9 +325,10 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
         snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
     } else if (v == floor(v))
         snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
-    else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
+    else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")) && fabs(v) >= 0.005)
         snprintf(b, n, "%.2f%s", v, sym);
-    else
+    else /* bytes or a count below 0.005 too: two decimals would read 0.00 or -0.00, a nonzero
+          * sd as none and a CI end as a negative zero (until 2026-11-28 so) */
         snprintf(b, n, "%.6g%s", v, sym);
 }
 

@@ -1336,6 +1336,25 @@ static void test_stats_exact_one_rule(void)
     }
 }
 
+/* QA: a byte or count figure below 0.005 takes 6 significant digits: two decimals showed the
+ * sd of 0.001 B and 0.002 B as 0.00 B and the CI's low end as -0.00 B (until 2026-11-28). */
+static void test_stats_tiny_bytes(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("tinyb.csv", "run,policy,seed,status,m_bytes\n"
+                                             "r1,a,1,ok,0.001\nr2,a,2,ok,0.002\n"
+                                             "r3,b,1,ok,0.5\nr4,b,2,ok,0.5\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\na       2  0.0015 B  0.000707107 B  -0.0048531 B     0.01 B\n"
+                                 "b       2    0.50 B            0 B        0.50 B     0.50 B\n"));
+    CU_ASSERT(out && strstr(out, "  mean difference        -0.50 B  sd  0.000707107 B\n"));
+    CU_ASSERT(out && !strstr(out, "0.00 B"));
+    if (out && strstr(out, "0.00 B"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
 /* QA's stats edge cases: JSON numbers exact (a 1 TiB mean was 1.09951162778e+12, an sd had
  * 12 digits); groups in the order they first appear in any row (b's first row failed, so a
  * came first); a group with successful rows but no number shown with n = 0 (it was dropped);
@@ -2112,6 +2131,8 @@ void suite_report(void)
               test_stats_paired_past_2_53},
              {"stats: exact figures from 2^53 on by one rule, text and JSON, every unit",
               test_stats_exact_one_rule},
+             {"stats: a byte figure below 0.005 with 6 digits, not 0.00 or -0.00",
+              test_stats_tiny_bytes},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
