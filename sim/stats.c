@@ -11,7 +11,9 @@
  *   infinite t (sd 0) are said in the same words in the text and the JSON.
  * A group with a value from 2^53 on (past a double's whole numbers) whose cells are all plain
  * decimals has its mean computed exactly, its sd from exact deviations and its CI ends to the
- * hundredth (exact_figures); other figures from 2^53 on print only the digits a double holds.
+ * hundredth (exact_figures); so do --paired's exact differences of plain decimals from 2^53 on
+ * (until 2026-11-28 each difference was a double); other figures from 2^53 on print only the
+ * digits a double holds.
  * Only rows with status ok or deviation (rt_status_has_metrics: a regress run that finished but
  * moved from its expectation) are used when the table has a status column; empty cells are
  * skipped, and a cell that is not a finite decimal number (rtable_num: no hex, inf or nan;
@@ -108,9 +110,9 @@ static int group_rescale(group *g, int f)
     return 0;
 }
 
-/* Value cell (v as a double) into g: the exact copy keeps the largest count of digits after
- * the point, the values before it scaled up to it. */
-static void group_add(group *g, double v, const char *cell)
+/* Value v into g, exactly xv / 10^fr when exact (else the exact copy gives up): the exact copy
+ * keeps the largest count of digits after the point, the values before it scaled up to it. */
+static void group_put(group *g, double v, int exact, am_i128 xv, int fr)
 {
     if (g->n == g->cap) {
         g->cap = g->cap ? 2 * g->cap : 16;
@@ -119,15 +121,46 @@ static void group_add(group *g, double v, const char *cell)
             g->x = am_realloc(g->x, (size_t)g->cap * sizeof *g->x);
     }
     g->big |= fabs(v) >= 9007199254740992.0; /* 2^53 */
-    am_i128 xv;
-    int fr;
-    if (!g->inexact && (units_plain_fixed(cell, &xv, &fr) != 0 ||
-                        (fr > g->f && group_rescale(g, fr) != 0) ||
+    if (!g->inexact && (!exact || (fr > g->f && group_rescale(g, fr) != 0) ||
                         scale10(xv, g->f - fr, &xv) != 0))
         group_inexact(g);
     if (!g->inexact)
         g->x[g->n] = xv;
     g->v[g->n++] = v;
+}
+
+/* Value cell (v as a double) into g. */
+static void group_add(group *g, double v, const char *cell)
+{
+    am_i128 xv = 0;
+    int fr = 0, exact = units_plain_fixed(cell, &xv, &fr) == 0; /* before xv is passed */
+    group_put(g, v, exact, xv, fr);
+}
+
+/* a - b of two plain-decimal cells (units_plain_fixed) exactly, as *d / 10^*f, trailing zeros
+ * dropped: 0, or -1 when either is not such a decimal or the difference is past 128 bits. */
+static int exact_diff(const char *a, const char *b, am_i128 *d, int *f)
+{
+    am_i128 xa, xb;
+    int fa, fb;
+    if (units_plain_fixed(a, &xa, &fa) != 0 || units_plain_fixed(b, &xb, &fb) != 0)
+        return -1;
+    *f = fa > fb ? fa : fb;
+    if (scale10(xa, *f - fa, &xa) != 0 || scale10(xb, *f - fb, &xb) != 0 ||
+        __builtin_sub_overflow(xa, xb, d))
+        return -1;
+    for (; *f > 0 && *d % 10 == 0; (*f)--)
+        *d /= 10;
+    return 0;
+}
+
+/* 1 when g's exact values (g->x) are all the same. */
+static int group_all_equal(const group *g)
+{
+    for (int i = 1; i < g->n; i++)
+        if (g->x[i] != g->x[0])
+            return 0;
+    return 1;
 }
 
 /* A group's figures as doubles; and, for a group whose values a double cannot all hold (from
@@ -267,9 +300,9 @@ static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 
 
 /* A statistic of a metric in unit (units_of_metric) as text, with the unit's symbol: a whole
  * number up to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was
- * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end, below 2^53:
- * a double from there on is whole) with two decimals, whole bytes and hundredths exact; any
- * other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
+ * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end,
+ * below 2^53: a double from there on is whole) with two decimals, whole bytes and hundredths
+ * exact, unless below 0.005; any other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
  * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
  * 2026-11-27 the rule broke from 2^53: a unitless whole number took 6 digits (9.0072e+15 beside
  * 9007199254740978 in one row), a byte count two decimals (18446744073709551616.00 B), and
@@ -292,9 +325,10 @@ static void fmt_num(char *b, size_t n, double v, const char *unit)
         snprintf(b, n, "%s%s", units_fmt_shortest(d, sizeof d, v, 1), sym);
     } else if (v == floor(v))
         snprintf(b, n, "%.0f%s", v == 0 ? 0.0 : v, sym); /* no -0 */
-    else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")))
+    else if (unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count")) && fabs(v) >= 0.005)
         snprintf(b, n, "%.2f%s", v, sym);
-    else
+    else /* bytes or a count below 0.005 too: two decimals would read 0.00 or -0.00, a nonzero
+          * sd as none and a CI end as a negative zero (until 2026-11-28 so) */
         snprintf(b, n, "%.6g%s", v, sym);
 }
 
@@ -318,26 +352,28 @@ static const char *cents_text(char *t, size_t n, am_i128 c, int whole)
     return t;
 }
 
-/* A figure known in hundredths (c, exactly c / 100 when whole) as fmt_num prints it: a whole
- * number in full, another number of bytes or a count with two decimals; in another unit (or
- * not known: known 0) fmt_num of the double v. */
+/* A figure known in hundredths (c, exactly c / 100 when whole): in full when whole, else with
+ * its two decimals, in every unit, as json_kcents gives it; not known (known 0), fmt_num of the
+ * double v. Until 2026-11-28 only bytes and counts took the hundredths, and a mean of seconds
+ * of -9007199254740994.17 printed as its double, -9007199254740994 s, while the JSON had the
+ * hundredths. */
 static void fmt_cents(char *b, size_t n, double v, int known, am_i128 c, int whole,
                       const char *unit)
 {
     char t[56];
-    int bytes_or_count = unit && (!strcmp(unit, "bytes") || !strcmp(unit, "count"));
-    if (known && (whole || bytes_or_count))
+    if (known)
         snprintf(b, n, "%s%s", cents_text(t, sizeof t, c, whole), units_metric_symbol(unit));
     else
         fmt_num(b, n, v, unit);
 }
 
-/* A group's figure in the JSON: as the text has it (in full, or to the hundredth) when
- * exact_figures knows it (known) and a double does not hold it (from 2^53 on), else the
- * double exactly (json_kexact). */
+/* A group's figure in the JSON: as the text has it (fmt_cents: in full, or to the hundredth)
+ * when exact_figures knows it (known), else the double exactly (json_kexact). Until 2026-11-28
+ * a known figure below 2^53 was its double: a CI end the text gave as -9007199254740991.58 B was
+ * -9007199254740991. */
 static void json_kcents(json_w *w, const char *k, double v, int known, am_i128 c, int whole)
 {
-    if (!known || fabs(v) < 9007199254740992.0) {
+    if (!known) {
         json_kexact(w, k, v);
         return;
     }
@@ -355,8 +391,8 @@ typedef struct paired_test {
 } paired_test;
 
 /* s: the differences' summary, perhaps of differences scaled by a power of two (paired_diffs:
- * t is the same); mean: the mean difference itself, for the words (infinite when beyond the
- * largest double). */
+ * t is the same; never when s->cents); mean: the mean difference itself, for the words
+ * (infinite when beyond the largest double). */
 static void t_test(const summary *s, double mean, const char *unit, paired_test *pt)
 {
     memset(pt, 0, sizeof *pt);
@@ -379,8 +415,8 @@ static void t_test(const summary *s, double mean, const char *unit, paired_test 
                  "no difference)");
     } else {
         char d[64];
-        if (isfinite(mean))
-            fmt_num(d, sizeof d, mean, unit);
+        if (isfinite(mean)) /* in hundredths when exact_figures found them */
+            fmt_cents(d, sizeof d, mean, s->cents, s->mean_c, s->mean_whole, unit);
         else /* until 2026-11-27 "every difference is n/a", for differences that overflowed */
             snprintf(d, sizeof d, "%s", "the same, beyond the largest double");
         pt->p = 0;
@@ -443,6 +479,14 @@ static void put_num(FILE *f, double v, const char *unit)
 {
     char b[64];
     fmt_num(b, sizeof b, v, unit);
+    fprintf(f, "%14s", b);
+}
+
+/* put_num of a figure known in hundredths (fmt_cents). */
+static void put_cents(FILE *f, double v, int known, am_i128 c, int whole, const char *unit)
+{
+    char b[64];
+    fmt_cents(b, sizeof b, v, known, c, whole, unit);
     fprintf(f, "%14s", b);
 }
 
@@ -517,13 +561,13 @@ static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
     free(a);
     free(b);
     printf("  mean difference ");
-    put_num(stdout, s->mean, unit);
+    put_cents(stdout, s->mean, s->cents, s->mean_c, s->mean_whole, unit);
     printf("  sd ");
     put_num(stdout, s->sd, unit);
     printf("\n  95%% CI          ");
-    put_num(stdout, s->lo, unit);
+    put_cents(stdout, s->lo, s->lohi_cents, s->lo_c, s->lohi_whole, unit);
     printf(" .. ");
-    put_num(stdout, s->hi, unit);
+    put_cents(stdout, s->hi, s->lohi_cents, s->hi_c, s->lohi_whole, unit);
     if (!pt->done)
         printf("\n  %s\n", pt->words);
     else if (pt->words[0]) /* t is infinite or 0/0: said in words, as in the JSON */
@@ -970,6 +1014,7 @@ int cmd_stats(int argc, char **argv)
     if (paired) {
         double *d = am_calloc((size_t)t.nrows + 1, sizeof *d);
         int nd = 0, unmatched = 0;
+        group dg = {0}; /* the differences exactly too, for exact_figures */
         /* rows of a in table order, each with the row of b of the same key (at most one, as
          * checked above): found by binary search in the sorted rows (until 2026-11-27 by a
          * scan of the whole table for each row of a, quadratic) */
@@ -999,12 +1044,15 @@ int cmd_stats(int argc, char **argv)
              * 2026-11-27 the doubles were subtracted: 10.414853674127 - 10.412853674127 and
              * 10.198 - 10.196 came out 1e-15 apart, so "every difference is 0.002 s" read as
              * sd 1e-15 and t = 3.4e12. */
+            am_i128 xd = 0;
+            int fd = 0, exact = exact_diff(t.rows[r][mc], t.rows[q][mc], &xd, &fd) == 0;
             if (units_exact_diff(t.rows[r][mc], t.rows[q][mc], &d[nd]) == 0) {
                 half[nd] = ldexp(d[nd], -1);
             } else {
                 d[nd] = va - vb;
                 half[nd] = ldexp(va, -1) - ldexp(vb, -1);
             }
+            group_put(&dg, d[nd], exact, xd, fd);
             overflow |= !isfinite(d[nd]);
             nd++;
         }
@@ -1017,6 +1065,20 @@ int cmd_stats(int argc, char **argv)
         free(half);
         summary sd_scaled, s;
         summarize(d, nd, &sd_scaled);
+        /* the group rows' exact path for differences from 2^53 on (until 2026-11-28 each
+         * difference was a double: 1000000000000000001 - 0 and 1000000000000000003 - 0 were
+         * both 1e18, "every difference is 1e+18 B, sd 0", t = +infinity), and for exact
+         * differences that are not all equal but whose doubles are (19 significant digits):
+         * their sd is not 0, though their figures print from the doubles. Exact differences
+         * never overflow a double, so e is 0 here. */
+        int exact_sd0 = !dg.inexact && nd > 1 && sd_scaled.sd == 0 && !group_all_equal(&dg);
+        if (!dg.inexact && !overflow && (dg.big || exact_sd0)) {
+            exact_figures(&dg, &sd_scaled);
+            if (!dg.big)
+                sd_scaled.cents = sd_scaled.lohi_cents = 0;
+        }
+        free(dg.v);
+        free(dg.x);
         s = sd_scaled;
         s.mean = ldexp(s.mean, e);
         s.sd = ldexp(s.sd, e);
@@ -1034,10 +1096,10 @@ int cmd_stats(int argc, char **argv)
             json_kstr(&w, "b", kb);
             json_ku64(&w, "pairs", (uint64_t)nd);
             json_ku64(&w, "unmatched_a", (uint64_t)unmatched);
-            json_kexact(&w, "mean_difference", s.mean);
+            json_kcents(&w, "mean_difference", s.mean, s.cents, s.mean_c, s.mean_whole);
             json_kexact(&w, "sd", s.sd);
-            json_kexact(&w, "ci95_low", s.lo);
-            json_kexact(&w, "ci95_high", s.hi);
+            json_kcents(&w, "ci95_low", s.lo, s.lohi_cents, s.lo_c, s.lohi_whole);
+            json_kcents(&w, "ci95_high", s.hi, s.lohi_cents, s.hi_c, s.lohi_whole);
             /* null where the text prints no number (infinity has no JSON form) */
             json_kexact(&w, "t", pt.t);
             json_key(&w, "df");

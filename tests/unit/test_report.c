@@ -1178,7 +1178,7 @@ static void test_stats_exact_figures(void)
 }
 
 /* QA: stats' text numbers by one rule. A whole number up to 2^64 prints in full, without
- * decimals: 9007199254741004 beside 9007199254740978 (it was 9.0072e+15), the mean of
+ * decimals: the mean 9007199254740991 (a mean from 2^53 on was 9.0072e+15), the mean of
  * 18446744073709551615 exactly (it was 18446744073709551616.00 B, and 1.84467e+19 without a
  * unit; until 2026-11-27 then 18446744073709551616, the double beyond the data). Beyond 2^64 the fewest
  * digits that read back, as in the JSON: 1e+70 B (it was a wrong 63-digit integer, %.2f cut to
@@ -1195,13 +1195,15 @@ static void test_stats_big_numbers(void)
         "r7,d,t,1,ok,1e70,1e70\nr8,d,t,2,ok,1e70,1e70\n"));
     snprintf(args, sizeof args, "stats '%s' --metric m", csv);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421      "
-                                 "9007199254740978      9007199254741004\n"
+    /* b's CI ends are exact to the hundredth as a byte group's are (test_stats_exact_one_rule;
+     * until 2026-11-28 unitless ends were the doubles, 9007199254740978 and ...1004) */
+    CU_ASSERT(out && strstr(out, "\nb       2      9007199254740991  1.41421   "
+                                 "9007199254740978.29   9007199254741003.71\n"
                                  "c       2  18446744073709551615        0  "
                                  "18446744073709551615  18446744073709551615\n"
                                  "d       2                 1e+70        0                 "
                                  "1e+70                 1e+70\n"));
-    if (out && !strstr(out, "9007199254741004\n"))
+    if (out && !strstr(out, "9007199254741003.71\n"))
         printf("\n  stats:\n%s", out);
     free(out);
     out = NULL;
@@ -1246,6 +1248,109 @@ static void test_stats_paired_exact_differences(void)
     CU_ASSERT(out && strstr(out, "  t = +infinity (every difference is 0.002 s, sd 0), df = 2, "
                                  "two-sided p = 0\n"));
     if (out && !strstr(out, "every difference is 0.002 s"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+}
+
+/* QA: --paired differences from 2^53 on take the group rows' exact path (exact_figures): a -
+ * b of 1000000000000000001 - 0 and 1000000000000000003 - 0 has mean 1000000000000000002 B, sd
+ * 1.41 B and a finite t, in the text and the JSON; "every difference is X" only when they all
+ * are (until 2026-11-28 each difference was a double: mean 1e+18 B, sd 0, t = +infinity). Exact
+ * differences that differ in their 19th digit are not all equal either: sd not 0. */
+static void test_stats_paired_past_2_53(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("p253.csv",
+        "run,policy,seed,status,m_bytes,n_bytes,makespan_seconds\n"
+        "r1,a,1,ok,1000000000000000001,1000000000000000001,0.100000000000000001\n"
+        "r2,a,2,ok,1000000000000000003,1000000000000000002,0.100000000000000002\n"
+        "r3,b,1,ok,0,0,0\nr4,b,2,ok,0,1,0\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference 1000000000000000002 B  sd         1.41 B\n"
+                                 "  95% CI          999999999999999989.29 B .. "
+                                 "1000000000000000014.71 B\n"
+                                 "  t = 1e+18, df = 1, two-sided p = 6.3662e-19\n"));
+    if (out && !strstr(out, "t = 1e+18,"))
+        printf("\n  stats:\n%s", out);
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b -q --json -", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\"mean_difference\": 1000000000000000002,\n"
+                                 "    \"sd\": 1.4142135623730951,\n"
+                                 "    \"ci95_low\": 999999999999999989.29,\n"
+                                 "    \"ci95_high\": 1000000000000000014.71,\n"
+                                 "    \"t\": 1000000000000000000,"));
+    CU_ASSERT(out && strstr(out, "\"t_test\": \"done\""));
+    free(out);
+    out = NULL;
+    /* all equal: the words give the exact difference */
+    snprintf(args, sizeof args, "stats '%s' --metric n_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  t = +infinity (every difference is 1000000000000000001 B, "
+                                 "sd 0), df = 1, two-sided p = 0\n"));
+    free(out);
+    out = NULL;
+    snprintf(args, sizeof args, "stats '%s' --metric makespan_seconds --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "  mean difference          0.1 s  sd  7.07107e-19 s\n"));
+    CU_ASSERT(out && !strstr(out, "every difference"));
+    free(out);
+}
+
+/* QA: a group's exact figures from 2^53 on by one rule in the text and the JSON, in every unit:
+ * the mean and CI ends to the hundredth unless whole (until 2026-11-28 seconds and unitless text
+ * gave the doubles, -9007199254740994 s, and the JSON's high end below 2^53 was its double,
+ * -9007199254740991, where the bytes text had -9007199254740991.58 B). */
+static void test_stats_exact_one_rule(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("rule53.csv",
+        "run,policy,seed,status,m_bytes,makespan_seconds,x\n"
+        "r1,a,1,ok,-9007199254740993,-9007199254740993,-9007199254740993\n"
+        "r2,a,2,ok,-9007199254740995,-9007199254740995,-9007199254740995\n"
+        "r3,a,3,ok,-9007199254740994.5,-9007199254740994.5,-9007199254740994.5\n"));
+    static const char *const col[3] = {"m_bytes", "makespan_seconds", "x"};
+    static const char *const sym[3] = {" B", " s", ""};
+    for (int i = 0; i < 3; i++) {
+        char want[200];
+        snprintf(args, sizeof args, "stats '%s' --metric %s", csv, col[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        snprintf(want, sizeof want, "  -9007199254740994.17%s  ", sym[i]);
+        CU_ASSERT(out && strstr(out, want));
+        snprintf(want, sizeof want, "  -9007199254740996.75%s  -9007199254740991.58%s\n", sym[i],
+                 sym[i]);
+        CU_ASSERT(out && strstr(out, want));
+        if (out && !strstr(out, want))
+            printf("\n  stats:\n%s", out);
+        free(out);
+        out = NULL;
+        snprintf(args, sizeof args, "stats '%s' --metric %s -q --json -", csv, col[i]);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "\"mean\": -9007199254740994.17,"));
+        CU_ASSERT(out && strstr(out, "\"ci95_low\": -9007199254740996.75,\n"
+                                     "      \"ci95_high\": -9007199254740991.58\n"));
+        free(out);
+        out = NULL;
+    }
+}
+
+/* QA: a byte or count figure below 0.005 takes 6 significant digits: two decimals showed the
+ * sd of 0.001 B and 0.002 B as 0.00 B and the CI's low end as -0.00 B (until 2026-11-28). */
+static void test_stats_tiny_bytes(void)
+{
+    char csv[600], args[1400], *out = NULL;
+    snprintf(csv, sizeof csv, "%s", tu_write("tinyb.csv", "run,policy,seed,status,m_bytes\n"
+                                             "r1,a,1,ok,0.001\nr2,a,2,ok,0.002\n"
+                                             "r3,b,1,ok,0.5\nr4,b,2,ok,0.5\n"));
+    snprintf(args, sizeof args, "stats '%s' --metric m_bytes --paired a,b", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\na       2  0.0015 B  0.000707107 B  -0.0048531 B     0.01 B\n"
+                                 "b       2    0.50 B            0 B        0.50 B     0.50 B\n"));
+    CU_ASSERT(out && strstr(out, "  mean difference        -0.50 B  sd  0.000707107 B\n"));
+    CU_ASSERT(out && !strstr(out, "0.00 B"));
+    if (out && strstr(out, "0.00 B"))
         printf("\n  stats:\n%s", out);
     free(out);
 }
@@ -2022,6 +2127,12 @@ void suite_report(void)
              {"stats: figures past 2^53 exact from plain decimals", test_stats_exact_figures},
              {"stats --paired: overflowing differences halved, decimal differences exact",
               test_stats_paired_exact_differences},
+             {"stats --paired: differences from 2^53 on exact, as the group rows",
+              test_stats_paired_past_2_53},
+             {"stats: exact figures from 2^53 on by one rule, text and JSON, every unit",
+              test_stats_exact_one_rule},
+             {"stats: a byte figure below 0.005 with 6 digits, not 0.00 or -0.00",
+              test_stats_tiny_bytes},
              {"a long timeline is drawn as a bounded envelope that keeps its peak",
               test_report_timeline_envelope});
 }
