@@ -657,12 +657,12 @@ static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
         const char *t = n ? yscalar(n) : "";
-        int quoted = n && (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                           n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-        /* YAML's null words keep their reading: a plain ~ or null stays null, a quoted one a
-         * string (cfg_write_scalar writes null plain and ~ quoted, turning both around) */
+        int nonplain = n && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
+        /* YAML's null words keep their reading: a plain ~ or null stays null, a quoted or block
+         * one (|- ~) a string (cfg_write_scalar writes null plain and ~ quoted, turning both
+         * around) */
         if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
-            fprintf(f, quoted ? "\"%s\"" : "%s", t);
+            fprintf(f, nonplain ? "\"%s\"" : "%s", t);
         else
             cfg_write_scalar(f, t);
         return;

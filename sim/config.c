@@ -188,15 +188,16 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* YAML's null: nothing, ~ or null (any of YAML's spellings), unquoted; and '' (the README's
- * rule: an empty value is null however written). A quoted "~" or 'null' is a string to YAML:
- * until 2026-11-28 `allocator: "~"` was read as null, an empty map, while `allocator: none`
- * was refused ("expected a map, not a scalar"). */
+/* YAML's null: nothing, ~ or null (any of YAML's spellings), plain; and '' (the README's
+ * rule: an empty value is null however written). Only a plain scalar can be null in YAML: a
+ * quoted "~" or 'null', or a block scalar (|- or >-) holding one, is a string. Until 2026-11-28
+ * `allocator: "~"` was read as null, an empty map, while `allocator: none` was refused
+ * ("expected a map, not a scalar"); until 2026-11-28 (later) a block scalar still was. */
 static int null_scalar(const cfg_node *n)
 {
     const char *v = n->value;
-    return !v[0] || (!n->quoted && (!strcmp(v, "~") || !strcmp(v, "null") ||
-                                    !strcmp(v, "Null") || !strcmp(v, "NULL")));
+    return !v[0] || (!n->nonplain && (!strcmp(v, "~") || !strcmp(v, "null") ||
+                                      !strcmp(v, "Null") || !strcmp(v, "NULL")));
 }
 
 /* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
@@ -712,8 +713,7 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             }
             n = node_new(CFG_SCALAR, file, line, col);
             n->value = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-            n->quoted = ev.data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                        ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+            n->nonplain = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
             break;

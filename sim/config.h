@@ -104,8 +104,9 @@ struct cfg_node {
      * CFG_MADE_BY_PLACED_SET for an override with a file (a sweep's set: or axes), whose
      * message gives the sweep's form */
     int by_set_path;
-    /* CFG_SCALAR written in quotes ('~', "null"): a string to YAML, never its null (as_map) */
-    int quoted;
+    /* CFG_SCALAR written in any style but plain (quoted '~' or "null", a block |- or >-): a
+     * string to YAML, never its null (as_map); until 2026-11-28 a block scalar was null */
+    int nonplain;
 };
 
 enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };

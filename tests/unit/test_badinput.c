@@ -1251,6 +1251,20 @@ static void y_quoted_null(void)
     bi_sweep("qnull-sweep.yaml", "set: {memories.hbm.allocator: 'null'}\n",
              "@:3:31: memories.hbm.allocator: expected a map, not a scalar");
 }
+/* Only a plain scalar is null: a block scalar (|- or >-) holding ~ or null is a string too,
+ * in a file and in a sweep's set: (until 2026-11-28 both were null, an empty map, and set: said
+ * "memories.host is a map, merged key by key: an empty value would set nothing"). */
+static void y_block_null(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "bnull.yaml",
+                      V "device: h100\nmemories:\n  hbm:\n    allocator: |-\n      ~\n", 0,
+                      "amsim: @:5:5: memories.hbm.allocator: expected a map, not a scalar",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "bnull2.yaml", V "device: h100\nlinks: >-\n  null\n", 0,
+                      "amsim: @:3:1: links: expected a map, not a scalar", NULL, NULL});
+    bi_sweep("bnull-sweep.yaml", "set:\n  memories.host: |-\n    ~\n",
+             "@:4:18: memories.host: expected a map, not a scalar");
+}
 /* preset_merged (what an effective config writes beside its device: the preset is in the
  * file, nothing is looked up) takes a boolean and a device to label. */
 BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
@@ -5009,6 +5023,7 @@ void suite_badinput(void)
              /* YAML */
              {"yaml: syntax error", y_syntax},
              {"yaml: a quoted ~ or null where a map goes", y_quoted_null},
+             {"yaml: a block scalar ~ or null where a map goes", y_block_null},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
