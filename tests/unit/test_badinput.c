@@ -1265,6 +1265,27 @@ static void y_block_null(void)
     bi_sweep("bnull-sweep.yaml", "set:\n  memories.host: |-\n    ~\n",
              "@:4:18: memories.host: expected a map, not a scalar");
 }
+/* An axis value reaches the run as written, as a set: value does: a plain ~ or null is null
+ * (an empty value), a quoted or block one a string (until 2026-11-28 axis values had the two
+ * turned around: [~] was "expected a map" and ["null"] "would set nothing"). */
+static void y_axis_null(void)
+{
+    static const char *const c[][2] = {
+        {"axes: {memories.host: [~]}\n", "@:3:24: memories.host is a map, merged key by key: an "
+                                         "empty value would set nothing; set its keys "
+                                         "(memories.host.KEY=VALUE)"},
+        {"axes: {memories.host: [null]}\n", "@:3:24: memories.host is a map, merged key by key: "
+                                            "an empty value would set nothing; set its keys "
+                                            "(memories.host.KEY=VALUE)"},
+        {"axes: {memories.host: [\"null\"]}\n", "@:3:24: memories.host: expected a map, not a "
+                                                "scalar"},
+        {"axes: {memories.host: '~'}\n", "@:3:23: memories.host: expected a map, not a scalar"},
+        {"axes:\n  memories.host:\n    - |-\n      null\n",
+         "@:5:7: memories.host: expected a map, not a scalar"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        bi_sweep("axnull.yaml", c[i][0], c[i][1]);
+}
 /* preset_merged (what an effective config writes beside its device: the preset is in the
  * file, nothing is looked up) takes a boolean and a device to label. */
 BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
@@ -5024,6 +5045,7 @@ void suite_badinput(void)
              {"yaml: syntax error", y_syntax},
              {"yaml: a quoted ~ or null where a map goes", y_quoted_null},
              {"yaml: a block scalar ~ or null where a map goes", y_block_null},
+             {"yaml: a sweep's axis value ~ or null keeps its reading", y_axis_null},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
