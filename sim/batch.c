@@ -6397,19 +6397,6 @@ out:
 
 /* ---- amsim check on a sweep ------------------------------------------------------------- */
 
-/* Whether a top-level key is one of a sweep's that no config has (a config's top-level keys are
- * version, device, memories, links, trace, ...: none of these). */
-static int sweep_only_key(const char *k)
-{
-    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
-                                       "seeds",    "policies", "exclude",     "expectations",
-                                       "outputs",  NULL};
-    for (const char *const *p = keys; *p; p++)
-        if (strcmp(k, *p) == 0)
-            return 1;
-    return 0;
-}
-
 /* A top-level key of a config that no sweep has (device is both's). */
 static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k, "device"); }
 
@@ -6455,7 +6442,7 @@ int batch_sniff_sweep(const char *path)
             break;
         case YAML_SCALAR_EVENT:
             if (depth == 1 && key_next) {
-                found |= sweep_only_key((const char *)ev.data.scalar.value);
+                found |= cfg_is_sweep_key((const char *)ev.data.scalar.value);
                 config |= config_only_key((const char *)ev.data.scalar.value);
             }
             if (depth == 1)

@@ -1585,6 +1585,17 @@ int cfg_is_top_key(const char *k)
     return 0;
 }
 
+int cfg_is_sweep_key(const char *k)
+{
+    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
+                                       "seeds",    "policies", "exclude",     "expectations",
+                                       "outputs",  NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
+            return 1;
+    return 0;
+}
+
 /* Memory, link and device names: 1..CFG_NAME_MAX-1 of [A-Za-z0-9_-] (also keeps device
  * names from walking out of the preset directory). */
 static int valid_name(const char *s)
@@ -3120,6 +3131,26 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
     return rc;
 }
 
+/* Whether the text of a config that failed to load is a sweep: a map whose top-level keys
+ * include a sweep's and none that only a config has (device is both's; a config with a
+ * misspelt key such as traces: stays a config). Its own parse: the failed load's tree may have
+ * --set's keys in it. */
+static int sweep_text(const char *buf, size_t len)
+{
+    cfg_node *root = NULL;
+    am_error e = {0};
+    if (tree_parse("", buf, len, &root, &e) < 0 || !root)
+        return 0;
+    int sweep = 0, config = 0;
+    if (root->kind == CFG_MAP)
+        for (const cfg_node *c = root->child; c; c = c->next) {
+            sweep |= cfg_is_sweep_key(c->key);
+            config |= cfg_is_top_key(c->key) && strcmp(c->key, "device") != 0;
+        }
+    node_free(root);
+    return sweep && !config;
+}
+
 static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                      const cfg_switch *sw, am_error *err)
 {
@@ -3134,6 +3165,14 @@ static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
     int rc = load(cfg, path, buf, len, dir, sets, nsets, sw, err);
+    /* told from the text the loader has read, so that standard input (-c -) and a FIFO are
+     * told too: until 2026-11-28 run, compare, mincap and check sniffed the path after the load
+     * had read it, a regular file only, and `-c - < SW.yaml` said "-:1:1: unknown key 'base'" */
+    if (rc < 0 && sweep_text(buf, len)) {
+        memset(err, 0, sizeof *err);
+        am_fail(err, AM_EINPUT, "%s is a sweep, not a config: run it with amsim batch %s", path,
+                path);
+    }
     free(buf);
     return rc;
 }

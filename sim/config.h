@@ -307,6 +307,8 @@ int cfg_write_written(const am_config *cfg, FILE *f);
 const char *cfg_suggest(const char *name, const char *const *cands);
 /* Whether k is a top-level key of a config (version, device, memories, ...). */
 int cfg_is_top_key(const char *k);
+/* Whether k is a top-level key of a sweep's that no config has (base, traces, axes, ...). */
+int cfg_is_sweep_key(const char *k);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The level names, comma-separated ("hbm, host"), into buf (cut to n). */

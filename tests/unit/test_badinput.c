@@ -3112,8 +3112,9 @@ static void sweep_base_unreadable(void)
 }
 
 /* A base: naming a sweep (another, the sweep itself, one of a cycle) is refused at its value,
- * and run, mincap and check -c say a sweep given as -c is a sweep: until 2026-11-28 both got
- * the config loader's "SW.yaml:1:1: unknown key 'base'". */
+ * and run, mincap, compare and check -c say a sweep given as -c is a sweep, a file or standard
+ * input: until 2026-11-28 both got the config loader's "SW.yaml:1:1: unknown key 'base'". */
+static void bi_expect_sh(const char *args, int want, const char *expect);
 static void sweep_base_is_sweep(void)
 {
     char sw[1200], args[1400], want[1400];
@@ -3148,6 +3149,22 @@ static void sweep_base_is_sweep(void)
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "check -c '%s' '%s'", sw2, trace_gpu());
     bi_expect(args, 1, want);
+    /* on standard input and through a pipe too: the loader tells it from the text it read
+     * (until 2026-11-28 only a regular file was sniffed, and -c - said "-:1:1: unknown key
+     * 'base'") */
+    static const char *const stdin_cmds[] = {"run -c - -t '%s' -q", "mincap -c - -t '%s'",
+                                             "compare -c - -t '%s' --policies bfc,caching",
+                                             "check -c - '%s'"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(stdin_cmds); i++) {
+        char cmd[1000];
+        snprintf(cmd, sizeof cmd, stdin_cmds[i], trace_gpu());
+        snprintf(args, sizeof args, "%s < '%s'", cmd, sw2);
+        bi_expect_sh(args, 1, "amsim: - is a sweep, not a config: run it with amsim batch -");
+    }
+    snprintf(args, sizeof args, "run -c /dev/stdin -t '%s' -q --set engine.seed=1 < '%s'",
+             trace_gpu(), sw2);
+    bi_expect_sh(args, 1, "amsim: /dev/stdin is a sweep, not a config: run it with amsim batch "
+                          "/dev/stdin");
     free(sw2);
 }
 
