@@ -651,20 +651,24 @@ static int no_repeats(ydoc *y, yaml_node_t *n, const strlist *l, const char *wha
 
 static int value_match(const char *pat, const char *v, int is_trace);
 
+/* Scalar t of a set: entry or an axis as flow YAML for the --set re-read, nonplain when the
+ * sweep wrote it in another style than plain (quoted, |- or >-). YAML's null words keep their
+ * reading: a plain ~ or null stays null, any other a string (cfg_write_scalar writes null plain
+ * and ~ quoted, turning both around; until 2026-11-28 an axis value was passed through it). */
+static void set_scalar(FILE *f, const char *t, int nonplain)
+{
+    if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+        fprintf(f, nonplain ? "\"%s\"" : "%s", t);
+    else
+        cfg_write_scalar(f, t);
+}
+
 /* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
  * --set value: a set: entry whose value is a map or a list is passed on as --set PATH=TEXT. */
 static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
-        const char *t = n ? yscalar(n) : "";
-        int quoted = n && (n->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                           n->data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE);
-        /* YAML's null words keep their reading: a plain ~ or null stays null, a quoted one a
-         * string (cfg_write_scalar writes null plain and ~ quoted, turning both around) */
-        if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
-            fprintf(f, quoted ? "\"%s\"" : "%s", t);
-        else
-            cfg_write_scalar(f, t);
+        set_scalar(f, n ? yscalar(n) : "", n && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {
@@ -700,20 +704,6 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
         return xprintf("%s=", path);
     fprintf(f, "%s=", path);
     yflow(f, y, v);
-    fclose(f);
-    return text;
-}
-
-/* "PATH=VALUE" for an axis value v, a scalar, quoted as yset_text quotes one. */
-static char *axis_set_text(const char *path, const char *v)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&text, &len);
-    if (!f) /* out of memory: the path alone, so the config reports the value missing */
-        return xprintf("%s=", path);
-    fprintf(f, "%s=", path);
-    cfg_write_scalar(f, v);
     fclose(f);
     return text;
 }
@@ -955,7 +945,24 @@ typedef struct sw_axis {
     const opt_desc *opt;       /* the config option at path (cfg_path_opt), or NULL */
     uint64_t *num;             /* each value as axis_num reads it, where has_num */
     unsigned char *has_num;
+    /* 1: the value is written in a style but plain ("~", |- null), a string (set_scalar) */
+    unsigned char *nonplain;
 } sw_axis;
+
+/* "PATH=VALUE" for value i of axis ax, a scalar, quoted as yset_text quotes one. */
+static char *axis_set_text(const sw_axis *ax, int i)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f) /* out of memory: the path alone, so the config reports the value missing */
+        return xprintf("%s=", ax->path);
+    fprintf(f, "%s=", ax->path);
+    set_scalar(f, ax->vals.v[i], ax->nonplain[i]);
+    fclose(f);
+    return text;
+}
+
 
 /* Values of an axis compare by the value the config reads where its key is a size, a bandwidth,
  * a time, an integer, a boolean or a word of an enum (1ms = 1000us = 0.001, 1GiB = 1024MiB,
@@ -1092,6 +1099,7 @@ static void sweep_free(sweep *s)
         sl_free(&s->axes[i].vals);
         free(s->axes[i].pos);
         free(s->axes[i].gen);
+        free(s->axes[i].nonplain);
         free(s->axes[i].range);
         free(s->axes[i].num);
         free(s->axes[i].has_num);
@@ -1214,9 +1222,12 @@ static void axis_push(sw_axis *ax, char *v, const yaml_node_t *n, int gen)
         ax->pcap = ax->pcap ? 2 * ax->pcap : 16;
         ax->pos = am_realloc(ax->pos, (size_t)ax->pcap * sizeof *ax->pos);
         ax->gen = am_realloc(ax->gen, (size_t)ax->pcap * sizeof *ax->gen);
+        ax->nonplain = am_realloc(ax->nonplain, (size_t)ax->pcap * sizeof *ax->nonplain);
     }
     ax->pos[ax->vals.n] = node_pos(n);
     ax->gen[ax->vals.n] = (unsigned char)gen;
+    ax->nonplain[ax->vals.n] = !gen && n && n->type == YAML_SCALAR_NODE &&
+                               n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
     sl_push(&ax->vals, v);
 }
 
@@ -3298,7 +3309,7 @@ static int runs_read_key(const sweep *s, cfg_set *v, int n, const char *at,
     const sw_axis *bx = &s->axes[b];
     int read = 0;
     for (int j = 0; j < bx->vals.n && !read; j++) {
-        char *t = axis_set_text(bx->path, bx->vals.v[j]);
+        char *t = axis_set_text(bx, j);
         am_config *c = NULL;
         am_error e = {0};
         cfg_warn_line next;
@@ -3397,8 +3408,8 @@ static int axis_under_policy_axes(const sweep *s, int a, cfg_set *v, int n, am_e
                 /* in axis order, as the run's --set list has them */
                 int first = q < a ? q : a, fi = q < a ? j : i, se = q < a ? a : q,
                     si = q < a ? i : j;
-                char *t1 = axis_set_text(s->axes[first].path, s->axes[first].vals.v[fi]);
-                char *t2 = axis_set_text(s->axes[se].path, s->axes[se].vals.v[si]);
+                char *t1 = axis_set_text(&s->axes[first], fi);
+                char *t2 = axis_set_text(&s->axes[se], si);
                 v[n] = (cfg_set){t1, s->file, s->axes[first].pos[fi].line,
                                  s->axes[first].pos[fi].col};
                 v[n + 1] = (cfg_set){t2, s->file, s->axes[se].pos[si].line,
@@ -3448,7 +3459,7 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
         const sw_axis *ax = &s->axes[a];
         int warn = !s->policies.n;
         for (int i = 0; i < ax->vals.n; i++) {
-            char *t = axis_set_text(ax->path, ax->vals.v[i]);
+            char *t = axis_set_text(ax, i);
             am_config *c = NULL;
             v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
             fix.ax[a] = i;
@@ -3942,7 +3953,7 @@ static int run_spec_config(const sweep *s, const sw_run *r, run_spec *sp, char *
     for (int i = 0; i < s->sets.n; i++)
         sp->sets[sp->nsets++] = s->sets.v[i];
     for (int a = 0; a < s->naxes; a++) {
-        own[nown] = axis_set_text(s->axes[a].path, s->axes[a].vals.v[r->ax[a]]);
+        own[nown] = axis_set_text(&s->axes[a], r->ax[a]);
         sp->sets[sp->nsets++] = own[nown++];
     }
     return nown;
@@ -6462,19 +6473,6 @@ out:
 
 /* ---- amsim check on a sweep ------------------------------------------------------------- */
 
-/* Whether a top-level key is one of a sweep's that no config has (a config's top-level keys are
- * version, device, memories, links, trace, ...: none of these). */
-static int sweep_only_key(const char *k)
-{
-    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
-                                       "seeds",    "policies", "exclude",     "expectations",
-                                       "outputs",  NULL};
-    for (const char *const *p = keys; *p; p++)
-        if (strcmp(k, *p) == 0)
-            return 1;
-    return 0;
-}
-
 /* A top-level key of a config that no sweep has (device is both's). */
 static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k, "device"); }
 
@@ -6520,7 +6518,7 @@ int batch_sniff_sweep(const char *path)
             break;
         case YAML_SCALAR_EVENT:
             if (depth == 1 && key_next) {
-                found |= sweep_only_key((const char *)ev.data.scalar.value);
+                found |= cfg_is_sweep_key((const char *)ev.data.scalar.value);
                 config |= config_only_key((const char *)ev.data.scalar.value);
             }
             if (depth == 1)

@@ -188,15 +188,16 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
-/* YAML's null: nothing, ~ or null (any of YAML's spellings), unquoted; and '' (the README's
- * rule: an empty value is null however written). A quoted "~" or 'null' is a string to YAML:
- * until 2026-11-28 `allocator: "~"` was read as null, an empty map, while `allocator: none`
- * was refused ("expected a map, not a scalar"). */
+/* YAML's null: nothing, ~ or null (any of YAML's spellings), plain; and '' (the README's
+ * rule: an empty value is null however written). Only a plain scalar can be null in YAML: a
+ * quoted "~" or 'null', or a block scalar (|- or >-) holding one, is a string. Until 2026-11-28
+ * `allocator: "~"` was read as null, an empty map, while `allocator: none` was refused
+ * ("expected a map, not a scalar"); until 2026-11-28 (later) a block scalar still was. */
 static int null_scalar(const cfg_node *n)
 {
     const char *v = n->value;
-    return !v[0] || (!n->quoted && (!strcmp(v, "~") || !strcmp(v, "null") ||
-                                    !strcmp(v, "Null") || !strcmp(v, "NULL")));
+    return !v[0] || (!n->nonplain && (!strcmp(v, "~") || !strcmp(v, "null") ||
+                                      !strcmp(v, "Null") || !strcmp(v, "NULL")));
 }
 
 /* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
@@ -712,8 +713,7 @@ static int tree_parse(const char *file, const char *buf, size_t len, cfg_node **
             }
             n = node_new(CFG_SCALAR, file, line, col);
             n->value = am_strndup((const char *)ev.data.scalar.value, ev.data.scalar.length);
-            n->quoted = ev.data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE ||
-                        ev.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE;
+            n->nonplain = ev.data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
             if (attach(st, depth, &root, n, e) < 0)
                 goto err;
             break;
@@ -1581,6 +1581,17 @@ int cfg_is_top_key(const char *k)
 {
     for (const char *const *t = top_keys; *t; t++)
         if (strcmp(k, *t) == 0)
+            return 1;
+    return 0;
+}
+
+int cfg_is_sweep_key(const char *k)
+{
+    static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
+                                       "seeds",    "policies", "exclude",     "expectations",
+                                       "outputs",  NULL};
+    for (const char *const *p = keys; *p; p++)
+        if (strcmp(k, *p) == 0)
             return 1;
     return 0;
 }
@@ -3124,6 +3135,26 @@ int cfg_load(am_config **cfg, const char *path, const char *const *sets, int nse
     return rc;
 }
 
+/* Whether the text of a config that failed to load is a sweep: a map whose top-level keys
+ * include a sweep's and none that only a config has (device is both's; a config with a
+ * misspelt key such as traces: stays a config). Its own parse: the failed load's tree may have
+ * --set's keys in it. */
+static int sweep_text(const char *buf, size_t len)
+{
+    cfg_node *root = NULL;
+    am_error e = {0};
+    if (tree_parse("", buf, len, &root, &e) < 0 || !root)
+        return 0;
+    int sweep = 0, config = 0;
+    if (root->kind == CFG_MAP)
+        for (const cfg_node *c = root->child; c; c = c->next) {
+            sweep |= cfg_is_sweep_key(c->key);
+            config |= cfg_is_top_key(c->key) && strcmp(c->key, "device") != 0;
+        }
+    node_free(root);
+    return sweep && !config;
+}
+
 static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                      const cfg_switch *sw, am_error *err)
 {
@@ -3138,6 +3169,14 @@ static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int
     else
         snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
     int rc = load(cfg, path, buf, len, dir, sets, nsets, sw, err);
+    /* told from the text the loader has read, so that standard input (-c -) and a FIFO are
+     * told too: until 2026-11-28 run, compare, mincap and check sniffed the path after the load
+     * had read it, a regular file only, and `-c - < SW.yaml` said "-:1:1: unknown key 'base'" */
+    if (rc < 0 && sweep_text(buf, len)) {
+        memset(err, 0, sizeof *err);
+        am_fail(err, AM_EINPUT, "%s is a sweep, not a config: run it with amsim batch %s", path,
+                path);
+    }
     free(buf);
     return rc;
 }

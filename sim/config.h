@@ -104,8 +104,9 @@ struct cfg_node {
      * CFG_MADE_BY_PLACED_SET for an override with a file (a sweep's set: or axes), whose
      * message gives the sweep's form */
     int by_set_path;
-    /* CFG_SCALAR written in quotes ('~', "null"): a string to YAML, never its null (as_map) */
-    int quoted;
+    /* CFG_SCALAR written in any style but plain (quoted '~' or "null", a block |- or >-): a
+     * string to YAML, never its null (as_map); until 2026-11-28 a block scalar was null */
+    int nonplain;
 };
 
 enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };
@@ -306,6 +307,8 @@ int cfg_write_written(const am_config *cfg, FILE *f);
 const char *cfg_suggest(const char *name, const char *const *cands);
 /* Whether k is a top-level key of a config (version, device, memories, ...). */
 int cfg_is_top_key(const char *k);
+/* Whether k is a top-level key of a sweep's that no config has (base, traces, axes, ...). */
+int cfg_is_sweep_key(const char *k);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The level names, comma-separated ("hbm, host"), into buf (cut to n). */

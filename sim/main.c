@@ -400,7 +400,7 @@ static int cmd_check(int argc, char **argv)
     am_config *base = NULL;
     am_error err = {0};
     if (cfgp) {
-        if (run_config_sweep(cfgp, cfg_load(&base, cfgp, NULL, 0, &err), &err) != 0) {
+        if (cfg_load(&base, cfgp, NULL, 0, &err) != 0) {
             am_msg("%s: %s\n", prog, err.msg);
             free(files);
             return 1;

@@ -326,9 +326,7 @@ static int mc_main(mc *c, const char *pols, outfile **op)
      * rules on the capacity (bfc's 256-byte limit, checked at load since 2026-11-27) are about
      * the configured capacity, which the search replaces. A rule every value breaks fails
      * each run, with its message. */
-    if (run_config_sweep(c->config, cfg_load_switched(&cfg, c->config, c->sets, c->nsets,
-                                                      c->level_name, NULL, &err),
-                         &err) != 0) {
+    if (cfg_load_switched(&cfg, c->config, c->sets, c->nsets, c->level_name, NULL, &err) != 0) {
         am_msg("amsim: %s\n", err.msg);
         return 1;
     }

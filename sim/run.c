@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "batch.h" /* rt_fnv1a */
@@ -27,17 +26,6 @@ trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
                         cfg->trace.time_unit, sp->device};
 }
 
-int run_config_sweep(const char *path, int rc, am_error *err)
-{
-    struct stat st;
-    if (rc == 0 || !path || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
-        !batch_sniff_sweep(path))
-        return rc;
-    memset(err, 0, sizeof *err);
-    return am_fail(err, AM_EINPUT, "%s is a sweep, not a config: run it with amsim batch %s",
-                   path, path);
-}
-
 static int load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
     if (sp->reference_level)
@@ -53,15 +41,12 @@ static int load_config(const run_spec *sp, am_config **cfg, am_error *err)
 
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
-    return run_config_sweep(sp->config, load_config(sp, cfg, err), err);
+    return load_config(sp, cfg, err);
 }
 
 int run_load_config_switching(const run_spec *sp, am_config **cfg, am_error *err)
 {
-    return run_config_sweep(sp->config,
-                            cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, NULL,
-                                              err),
-                            err);
+    return cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, NULL, err);
 }
 
 void run_policy_hint(char *dst, size_t n, const char *name)

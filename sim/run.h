@@ -123,10 +123,6 @@ int run_policy_list(const char *list, char (*names)[RUN_POLICY_LEN], int max, ch
                     size_t msglen);
 
 /* Load the config of a spec (with --policy applied), for callers that need it before running. */
-/* rc, the result of loading the config at path; when that failed and the file is a sweep
- * (batch_sniff_sweep), err says so instead, with the command that runs it: until 2026-11-28
- * `amsim run -c SWEEP.yaml` said "SWEEP.yaml:1:1: unknown key 'base'". */
-int run_config_sweep(const char *path, int rc, am_error *err);
 int run_load_config(const run_spec *sp, am_config **cfg, am_error *err);
 /* The config of a spec whose default level's policy each run switches (compare's --policies),
  * before any is switched in: every run's levels and trace options, without the rules of the

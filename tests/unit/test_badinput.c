@@ -1251,6 +1251,41 @@ static void y_quoted_null(void)
     bi_sweep("qnull-sweep.yaml", "set: {memories.hbm.allocator: 'null'}\n",
              "@:3:31: memories.hbm.allocator: expected a map, not a scalar");
 }
+/* Only a plain scalar is null: a block scalar (|- or >-) holding ~ or null is a string too,
+ * in a file and in a sweep's set: (until 2026-11-28 both were null, an empty map, and set: said
+ * "memories.host is a map, merged key by key: an empty value would set nothing"). */
+static void y_block_null(void)
+{
+    bi_run(&(bi_case){BI_CONFIG, "bnull.yaml",
+                      V "device: h100\nmemories:\n  hbm:\n    allocator: |-\n      ~\n", 0,
+                      "amsim: @:5:5: memories.hbm.allocator: expected a map, not a scalar",
+                      NULL, NULL});
+    bi_run(&(bi_case){BI_CONFIG, "bnull2.yaml", V "device: h100\nlinks: >-\n  null\n", 0,
+                      "amsim: @:3:1: links: expected a map, not a scalar", NULL, NULL});
+    bi_sweep("bnull-sweep.yaml", "set:\n  memories.host: |-\n    ~\n",
+             "@:4:18: memories.host: expected a map, not a scalar");
+}
+/* An axis value reaches the run as written, as a set: value does: a plain ~ or null is null
+ * (an empty value), a quoted or block one a string (until 2026-11-28 axis values had the two
+ * turned around: [~] was "expected a map" and ["null"] "would set nothing"). */
+static void y_axis_null(void)
+{
+    static const char *const c[][2] = {
+        {"axes: {memories.host: [~]}\n", "@:3:24: memories.host is a map, merged key by key: an "
+                                         "empty value would set nothing; set its keys "
+                                         "(memories.host.KEY=VALUE)"},
+        {"axes: {memories.host: [null]}\n", "@:3:24: memories.host is a map, merged key by key: "
+                                            "an empty value would set nothing; set its keys "
+                                            "(memories.host.KEY=VALUE)"},
+        {"axes: {memories.host: [\"null\"]}\n", "@:3:24: memories.host: expected a map, not a "
+                                                "scalar"},
+        {"axes: {memories.host: '~'}\n", "@:3:23: memories.host: expected a map, not a scalar"},
+        {"axes:\n  memories.host:\n    - |-\n      null\n",
+         "@:5:7: memories.host: expected a map, not a scalar"},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+        bi_sweep("axnull.yaml", c[i][0], c[i][1]);
+}
 /* preset_merged (what an effective config writes beside its device: the preset is in the
  * file, nothing is looked up) takes a boolean and a device to label. */
 BI_C(y_preset_merged_value, "pmerged.yaml", V "device: h100\npreset_merged: maybe\n",
@@ -3090,8 +3125,9 @@ static void sweep_base_unreadable(void)
 }
 
 /* A base: naming a sweep (another, the sweep itself, one of a cycle) is refused at its value,
- * and run, mincap and check -c say a sweep given as -c is a sweep: until 2026-11-28 both got
- * the config loader's "SW.yaml:1:1: unknown key 'base'". */
+ * and run, mincap, compare and check -c say a sweep given as -c is a sweep, a file or standard
+ * input: until 2026-11-28 both got the config loader's "SW.yaml:1:1: unknown key 'base'". */
+static void bi_expect_sh(const char *args, int want, const char *expect);
 static void sweep_base_is_sweep(void)
 {
     char sw[1200], args[1400], want[1400];
@@ -3126,6 +3162,22 @@ static void sweep_base_is_sweep(void)
     bi_expect(args, 1, want);
     snprintf(args, sizeof args, "check -c '%s' '%s'", sw2, trace_gpu());
     bi_expect(args, 1, want);
+    /* on standard input and through a pipe too: the loader tells it from the text it read
+     * (until 2026-11-28 only a regular file was sniffed, and -c - said "-:1:1: unknown key
+     * 'base'") */
+    static const char *const stdin_cmds[] = {"run -c - -t '%s' -q", "mincap -c - -t '%s'",
+                                             "compare -c - -t '%s' --policies bfc,caching",
+                                             "check -c - '%s'"};
+    for (size_t i = 0; i < AM_ARRAY_LEN(stdin_cmds); i++) {
+        char cmd[1000];
+        snprintf(cmd, sizeof cmd, stdin_cmds[i], trace_gpu());
+        snprintf(args, sizeof args, "%s < '%s'", cmd, sw2);
+        bi_expect_sh(args, 1, "amsim: - is a sweep, not a config: run it with amsim batch -");
+    }
+    snprintf(args, sizeof args, "run -c /dev/stdin -t '%s' -q --set engine.seed=1 < '%s'",
+             trace_gpu(), sw2);
+    bi_expect_sh(args, 1, "amsim: /dev/stdin is a sweep, not a config: run it with amsim batch "
+                          "/dev/stdin");
     free(sw2);
 }
 
@@ -5022,6 +5074,8 @@ void suite_badinput(void)
              /* YAML */
              {"yaml: syntax error", y_syntax},
              {"yaml: a quoted ~ or null where a map goes", y_quoted_null},
+             {"yaml: a block scalar ~ or null where a map goes", y_block_null},
+             {"yaml: a sweep's axis value ~ or null keeps its reading", y_axis_null},
              {"yaml: preset_merged not a boolean", y_preset_merged_value},
              {"yaml: preset_merged without a device", y_preset_merged_no_device},
              {"yaml: another device over preset_merged: true, by --set or a sweep's axis",
