@@ -133,6 +133,7 @@ struct cseg {
     int expandable;
     uint64_t page;           /* expandable: page bytes */
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
+    int served;              /* expandable: a page of it was ever mapped (a request served) */
 };
 
 /* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
@@ -670,6 +671,7 @@ static cblock *map_block(cach *c, cblock *b, uint64_t size)
     uint64_t len = AM_MIN(am_round_up(size, s->page), b->size);
     if (map_pages(c, s, b->addr, b->addr + len) < 0)
         return NULL;
+    s->served = 1;
     c->env.dev_map(c->env.ctx, 1, b->addr, len);
     unmapped_remove(c, b);
     b->mapped = 1;
@@ -946,6 +948,25 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     return want ? am_round_up_sat(want, page) : page;
 }
 
+/* A range that has served nothing yet (the requests that reached it all failed, mapping no
+ * page) is still one unmapped block: with recorded segment addresses it moves to where the
+ * recording had the range of the request now asking, if that is known and free, as the
+ * recording's range is where its first served request was. Until 2026-11-28 a failed request
+ * (an `oom` line, say) fixed the range where it was reserved, at 2^56 when it had no recorded
+ * address, and no later request of that pool and stream was at its recorded address. */
+static void replace_unserved(cach *c, cseg *s)
+{
+    os_remove(&c->segs, &s->node); /* so that recorded_va does not find the range itself */
+    uint64_t base = recorded_va(c, s->size);
+    if (base != UINT64_MAX && base != s->addr) {
+        cblock *b = s->head;
+        unmapped_remove(c, b);
+        s->addr = s->node.k1 = b->addr = base;
+        unmapped_insert(c, b);
+    }
+    os_insert(&c->segs, &s->node);
+}
+
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
  * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
  * the next one, so no allocation of a recording with expandable segments was where it had been. */
@@ -953,8 +974,11 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 {
     cpool *pl = &c->pool[pool];
     ensure_stream(pl, slot);
-    if (pl->expseg[slot])
+    if (pl->expseg[slot]) {
+        if (!pl->expseg[slot]->served)
+            replace_unserved(c, pl->expseg[slot]);
         return pl->expseg[slot];
+    }
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
     uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */

@@ -667,6 +667,30 @@ static void test_expandable_recorded(void)
     fx_close(&f);
 }
 
+/* A request that fails before a (pool, stream)'s first served one (here one larger than the
+ * range, with no recorded address, as an `oom` line) does not fix where the range is: the first
+ * request it serves puts it at its recorded segment, and a request under a hint that fails
+ * again leaves it unserved. Until 2026-11-28 the range stayed at 2^56, where the failed request
+ * had reserved it, and no later allocation of that pool and stream was at its address. */
+static void test_expandable_recorded_after_oom(void)
+{
+    fx f;
+    const uint64_t big = 0x7f0000000000ULL, other = 0x7e0000000000ULL;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, big, 20 * MiB);
+    mem_note_recorded_segment(f.m, other, 20 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 2048 * MiB, 0, NULL), UINT64_MAX); /* no hint: the synthetic range */
+    mem_hint(f.m, other);
+    CU_ASSERT_EQUAL(al(&f, 2048 * MiB, 0, NULL), UINT64_MAX); /* fails again: nothing served */
+    mem_hint(f.m, big + 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 2 * MiB, 0, NULL), big);
+    mem_hint(f.m, other); /* served: the range stays */
+    CU_ASSERT_EQUAL(al(&f, 2 * MiB, 0, NULL), big + 2 * MiB);
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -873,6 +897,8 @@ void suite_caching(void)
              {"rounding and power-of-two divisions", test_rounding},
              {"pools and segment sizes", test_pools_and_segments},
              {"expandable ranges at their recorded addresses", test_expandable_recorded},
+             {"expandable range: a failed request does not place it",
+              test_expandable_recorded_after_oom},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},
