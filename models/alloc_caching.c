@@ -16,7 +16,8 @@
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
  * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
  * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
- * is reserved where the recording's was, when that is free (recorded_va). Each mapped page is a
+ * is reserved where the recording's was, when that is free (recorded_va), and one of no
+ * recorded address past every recorded segment (synthetic_va). Each mapped page is a
  * physical device allocation of one page through env->dev_alloc, so the level counts reserved
  * bytes exactly as PyTorch does (mapped pages); its physical address is kept only to give it
  * back. Each map and unmap of a virtual range is reported through env->dev_map, one call where
@@ -917,20 +918,47 @@ static void release_cached(cach *c)
 
 /* ---- new memory (alloc_block in the real code) ---- */
 
+/* The reserved range that [base, base + size) overlaps (end <= 2^64), or NULL: ranges do not
+ * overlap one another, so only the last one starting in it can. */
+static const cseg *va_overlap(const cach *c, uint64_t base, uint64_t size)
+{
+    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
+    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
+    return s && s->addr + s->size > base ? s : NULL;
+}
+
 /* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
- * whole range fits there: below the ranges of next_va and clear of every segment. */
+ * whole range fits there, below 2^64 and clear of every range reserved. Until 2026-11-28 a
+ * recorded range at or past CACH_VA_BASE (2^56) was refused and the request's range went to a
+ * synthetic address, so a replay of a snapshot amsim exported itself, whose ranges are there,
+ * matched few allocations (11 of 42 on a cut-short one). */
 static uint64_t recorded_va(cach *c, uint64_t size)
 {
     uint64_t base = c->env.va_hint ? c->env.va_hint(c->env.ctx) : UINT64_MAX;
-    if (base == UINT64_MAX || base > CACH_VA_BASE || size > CACH_VA_BASE - base)
+    if (base == UINT64_MAX || size > UINT64_MAX - base || va_overlap(c, base, size))
         return UINT64_MAX;
-    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
-    if (n) {
-        const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
-        if (s->addr + s->size > base)
-            return UINT64_MAX;
-    }
     return base;
+}
+
+/* A range of no recorded address: the next one from next_va, on a 2^40 boundary past every
+ * recorded segment the level knows (alloc.h va_recorded_end) and clear of every range reserved
+ * (a recorded one may reach past its recorded segment), so that the synthetic addresses meet
+ * no recorded range. Below 2^56 (PyTorch's addresses) and without recorded addresses they are
+ * the same as before. UINT64_MAX when no range fits below 2^64. */
+static uint64_t synthetic_va(cach *c, uint64_t size)
+{
+    uint64_t base = c->next_va;
+    uint64_t rec = c->env.va_recorded_end ? c->env.va_recorded_end(c->env.ctx) : 0;
+    if (rec > base)
+        base = am_round_up_sat(rec, 1ULL << 40);
+    for (;;) {
+        if (base > UINT64_MAX - size)
+            return UINT64_MAX;
+        const cseg *s = va_overlap(c, base, size);
+        if (!s)
+            return base;
+        base = am_round_up_sat(s->addr + s->size, 1ULL << 40);
+    }
 }
 
 /* The bytes of an expandable segment's virtual range: 9/8 of the capacity in whole pages, and
@@ -983,15 +1011,13 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
     uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
     uint64_t base = recorded_va(c, size);
-    if (base == UINT64_MAX && c->next_va > UINT64_MAX - size)
-        return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
-    cseg *s;
-    if (base != UINT64_MAX) {
-        s = seg_new(c, base, size, pool, slot);
-    } else {
-        s = seg_new(c, c->next_va, size, pool, slot);
-        c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
+    if (base == UINT64_MAX) {
+        base = synthetic_va(c, size);
+        if (base == UINT64_MAX)
+            return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
+        c->next_va = base > UINT64_MAX - step ? UINT64_MAX : base + step;
     }
+    cseg *s = seg_new(c, base, size, pool, slot);
     s->expandable = 1;
     s->page = page;
     s->phys = am_malloc((size / page) * sizeof *s->phys);

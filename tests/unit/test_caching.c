@@ -691,6 +691,29 @@ static void test_expandable_recorded_after_oom(void)
     fx_close(&f);
 }
 
+/* Recorded ranges are honoured wherever they are, 2^56 and up too (amsim's own exports put
+ * theirs there), and a range of no recorded address goes past every recorded segment the level
+ * knows, on a 2^40 boundary, so that it takes none of theirs. Until 2026-11-28 a recorded range
+ * from 2^56 on was refused for the next synthetic one (here both would have been at 2^56 and
+ * 2^56 + 2^40, in trace order). */
+static void test_expandable_recorded_high(void)
+{
+    fx f;
+    const uint64_t va = 1ULL << 56, tb = 1ULL << 40;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, va + tb, 20 * MiB);
+    mem_note_recorded_segment(f.m, va, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 0, NULL), va + 2 * tb); /* no hint: past both */
+    mem_hint(f.m, va + tb + 4 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 1, NULL), va + tb);
+    mem_hint(f.m, va + 512);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, NULL), va);
+    mem_hint(f.m, UINT64_MAX);
+    CU_ASSERT_EQUAL(al(&f, 512, 1, NULL), va + 3 * tb); /* the next synthetic one */
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -899,6 +922,7 @@ void suite_caching(void)
              {"expandable ranges at their recorded addresses", test_expandable_recorded},
              {"expandable range: a failed request does not place it",
               test_expandable_recorded_after_oom},
+             {"expandable ranges recorded from 2^56 on", test_expandable_recorded_high},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},
