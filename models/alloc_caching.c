@@ -1033,6 +1033,30 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 
 static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
 
+/* In a start-state prologue (alloc.h place_hint) a block goes where the recording had it: when
+ * an unmapped range holds its page-aligned recorded address and the request's bytes from there,
+ * the range is split at that address and the request maps pages from it, so that the pages
+ * below (a hole of the recording's range, unmapped at its start) stay unmapped. NULL when it
+ * is not so (the lowest unmapped range serves it, as any request). Until 2026-11-28 the lowest
+ * always did: a start-state block above a hole was placed in the hole, and the request that
+ * mapped the hole in the recording was placed above it. */
+static cblock *hinted_unmapped(cach *c, const cseg *s, const params *p)
+{
+    uint64_t h = c->env.place_hint ? c->env.place_hint(c->env.ctx) : UINT64_MAX;
+    if (h == UINT64_MAX || h < s->addr || h - s->addr >= s->size || (h - s->addr) % s->page)
+        return NULL;
+    os_node *n = os_floor(&c->pool[p->pool].unmapped[p->slot], h, UINT64_MAX);
+    cblock *u = n ? CB_OF_NODE(n) : NULL;
+    if (!u || u->addr + u->size <= h || u->addr + u->size - h < p->size)
+        return NULL;
+    if (u->addr == h)
+        return u;
+    cblock *rest = split_after(c, u, h - u->addr);
+    rest->mapped = 0;
+    unmapped_insert(c, rest);
+    return rest;
+}
+
 /* try_allocate_expandable_block: find the lowest unmapped range (with a free mapped block
  * just before it) that offers size bytes, map pages into it and take the resulting block. */
 static cblock *alloc_expandable(cach *c, const params *p)
@@ -1041,7 +1065,7 @@ static cblock *alloc_expandable(cach *c, const params *p)
     if (!s)
         return NULL;
     cpool *pl = &c->pool[p->pool];
-    cblock *cand = NULL;
+    cblock *cand = hinted_unmapped(c, s, p);
     for (os_node *n = os_first(&pl->unmapped[p->slot]); n && !cand; n = os_next(n)) {
         cblock *b = CB_OF_NODE(n);
         if (allocatable(b->prev))
@@ -1054,9 +1078,15 @@ static cblock *alloc_expandable(cach *c, const params *p)
     }
     if (!cand)
         return NULL; /* the virtual range is exhausted */
-    (void)s;
-    if (!cand->mapped && !(cand = map_block(c, cand, AM_MIN(cand->size, p->size))))
-        return NULL;
+    if (!cand->mapped) {
+        cblock *m = map_block(c, cand, AM_MIN(cand->size, p->size));
+        if (!m) {
+            if (cand->prev && !cand->prev->mapped) /* a hinted split is undone */
+                try_merge(c, cand->prev, cand);
+            return NULL;
+        }
+        cand = m;
+    }
     while (cand->size < p->size) {
         /* invariant: free mapped -> unmapped; map more of the unmapped range */
         cblock *nx = cand->next;

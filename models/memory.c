@@ -189,6 +189,13 @@ static uint64_t dev_va_recorded_end(void *ctx)
     return m->recorded ? m->recorded_end : 0;
 }
 
+/* alloc.h place_hint: only a prologue's requests are placed by their recorded address. */
+static uint64_t dev_place_hint(void *ctx)
+{
+    const mem_level *m = ctx;
+    return m->recorded && m->prologue ? m->hint : UINT64_MAX;
+}
+
 static void dev_prefetch_free(void *ctx, uint64_t addr)
 {
     as_prefetch(&((mem_level *)ctx)->free_ext, addr);
@@ -220,6 +227,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
                          .va_hint = dev_va_hint, .va_recorded_end = dev_va_recorded_end,
+                         .place_hint = dev_place_hint,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
     if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {

@@ -714,6 +714,31 @@ static void test_expandable_recorded_high(void)
     fx_close(&f);
 }
 
+/* In a start-state prologue a block of an expandable range goes to its recorded address when
+ * that is an unmapped page: the hole below it stays unmapped, and the request that maps the hole
+ * after the prologue is at its own recorded address (QA's m8 trace). Until 2026-11-28 the
+ * prologue's second block went into the hole (base + 20 MiB) and the later request above it. */
+static void test_expandable_prologue_hole(void)
+{
+    fx f;
+    const uint64_t base = 0x7f0000000000ULL;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, base, 100 * MiB);
+    mem_set_prologue(f.m, 1);
+    mem_hint(f.m, base);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base);
+    mem_hint(f.m, base + 40 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 40 * MiB);
+    mem_set_prologue(f.m, 0);
+    mem_hint(f.m, base + 20 * MiB); /* outside the prologue the policy places it: the lowest */
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 20 * MiB);
+    mem_hint(f.m, base + 100 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 60 * MiB);
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -923,6 +948,7 @@ void suite_caching(void)
              {"expandable range: a failed request does not place it",
               test_expandable_recorded_after_oom},
              {"expandable ranges recorded from 2^56 on", test_expandable_recorded_high},
+             {"expandable range: a prologue block above a hole", test_expandable_prologue_hole},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},
