@@ -45,6 +45,14 @@ typedef struct alloc_env {
      * there: the start of the recorded segment holding the address the recording gave the
      * request. UINT64_MAX when there is none (no hint, no recorded segment holds it). */
     uint64_t (*va_hint)(void *ctx);
+    /* For the same policies: the end of the highest recorded segment the level knows, so that
+     * ranges placed without a recorded address can keep clear of the recorded ones (0 without
+     * recorded addresses; UINT64_MAX when one ends at the top of the 64-bit space). */
+    uint64_t (*va_recorded_end)(void *ctx);
+    /* For the same policies: inside a start-state prologue (memory.h), which recreates the
+     * recording's state, the address the recording gave the request being served, to place it
+     * there rather than where the policy would; UINT64_MAX otherwise. */
+    uint64_t (*place_hint)(void *ctx);
 } alloc_env;
 
 typedef struct alloc_req {

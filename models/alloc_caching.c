@@ -16,7 +16,8 @@
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
  * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
  * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
- * is reserved where the recording's was, when that is free (recorded_va). Each mapped page is a
+ * is reserved where the recording's was, when that is free (recorded_va), and one of no
+ * recorded address past every recorded segment (synthetic_va). Each mapped page is a
  * physical device allocation of one page through env->dev_alloc, so the level counts reserved
  * bytes exactly as PyTorch does (mapped pages); its physical address is kept only to give it
  * back. Each map and unmap of a virtual range is reported through env->dev_map, one call where
@@ -134,6 +135,7 @@ struct cseg {
     int expandable;
     uint64_t page;           /* expandable: page bytes */
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
+    int served;              /* expandable: a page of it was ever mapped (a request served) */
 };
 
 /* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
@@ -671,6 +673,7 @@ static cblock *map_block(cach *c, cblock *b, uint64_t size)
     uint64_t len = AM_MIN(am_round_up(size, s->page), b->size);
     if (map_pages(c, s, b->addr, b->addr + len) < 0)
         return NULL;
+    s->served = 1;
     c->env.dev_map(c->env.ctx, 1, b->addr, len);
     unmapped_remove(c, b);
     b->mapped = 1;
@@ -916,20 +919,47 @@ static void release_cached(cach *c)
 
 /* ---- new memory (alloc_block in the real code) ---- */
 
+/* The reserved range that [base, base + size) overlaps (end <= 2^64), or NULL: ranges do not
+ * overlap one another, so only the last one starting in it can. */
+static const cseg *va_overlap(const cach *c, uint64_t base, uint64_t size)
+{
+    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
+    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
+    return s && s->addr + s->size > base ? s : NULL;
+}
+
 /* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
- * whole range fits there: below the ranges of next_va and clear of every segment. */
+ * whole range fits there, below 2^64 and clear of every range reserved. Until 2026-11-28 a
+ * recorded range at or past CACH_VA_BASE (2^56) was refused and the request's range went to a
+ * synthetic address, so a replay of a snapshot amsim exported itself, whose ranges are there,
+ * matched few allocations (11 of 42 on a cut-short one). */
 static uint64_t recorded_va(cach *c, uint64_t size)
 {
     uint64_t base = c->env.va_hint ? c->env.va_hint(c->env.ctx) : UINT64_MAX;
-    if (base == UINT64_MAX || base > CACH_VA_BASE || size > CACH_VA_BASE - base)
+    if (base == UINT64_MAX || size > UINT64_MAX - base || va_overlap(c, base, size))
         return UINT64_MAX;
-    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
-    if (n) {
-        const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
-        if (s->addr + s->size > base)
-            return UINT64_MAX;
-    }
     return base;
+}
+
+/* A range of no recorded address: the next one from next_va, on a 2^40 boundary past every
+ * recorded segment the level knows (alloc.h va_recorded_end) and clear of every range reserved
+ * (a recorded one may reach past its recorded segment), so that the synthetic addresses meet
+ * no recorded range. Below 2^56 (PyTorch's addresses) and without recorded addresses they are
+ * the same as before. UINT64_MAX when no range fits below 2^64. */
+static uint64_t synthetic_va(cach *c, uint64_t size)
+{
+    uint64_t base = c->next_va;
+    uint64_t rec = c->env.va_recorded_end ? c->env.va_recorded_end(c->env.ctx) : 0;
+    if (rec > base)
+        base = am_round_up_sat(rec, 1ULL << 40);
+    for (;;) {
+        if (base > UINT64_MAX - size)
+            return UINT64_MAX;
+        const cseg *s = va_overlap(c, base, size);
+        if (!s)
+            return base;
+        base = am_round_up_sat(s->addr + s->size, 1ULL << 40);
+    }
 }
 
 /* The bytes of an expandable segment's virtual range: 9/8 of the capacity in whole pages, and
@@ -947,6 +977,25 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     return want ? am_round_up_sat(want, page) : page;
 }
 
+/* A range that has served nothing yet (the requests that reached it all failed, mapping no
+ * page) is still one unmapped block: with recorded segment addresses it moves to where the
+ * recording had the range of the request now asking, if that is known and free, as the
+ * recording's range is where its first served request was. Until 2026-11-28 a failed request
+ * (an `oom` line, say) fixed the range where it was reserved, at 2^56 when it had no recorded
+ * address, and no later request of that pool and stream was at its recorded address. */
+static void replace_unserved(cach *c, cseg *s)
+{
+    os_remove(&c->segs, &s->node); /* so that recorded_va does not find the range itself */
+    uint64_t base = recorded_va(c, s->size);
+    if (base != UINT64_MAX && base != s->addr) {
+        cblock *b = s->head;
+        unmapped_remove(c, b);
+        s->addr = s->node.k1 = b->addr = base;
+        unmapped_insert(c, b);
+    }
+    os_insert(&c->segs, &s->node);
+}
+
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
  * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
  * the next one, so no allocation of a recording with expandable segments was where it had been. */
@@ -954,21 +1003,22 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 {
     cpool *pl = &c->pool[pool];
     ensure_stream(pl, slot);
-    if (pl->expseg[slot])
+    if (pl->expseg[slot]) {
+        if (!pl->expseg[slot]->served)
+            replace_unserved(c, pl->expseg[slot]);
         return pl->expseg[slot];
+    }
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
     uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
     uint64_t base = recorded_va(c, size);
-    if (base == UINT64_MAX && c->next_va > UINT64_MAX - size)
-        return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
-    cseg *s;
-    if (base != UINT64_MAX) {
-        s = seg_new(c, base, size, pool, slot);
-    } else {
-        s = seg_new(c, c->next_va, size, pool, slot);
-        c->next_va = c->next_va > UINT64_MAX - step ? UINT64_MAX : c->next_va + step;
+    if (base == UINT64_MAX) {
+        base = synthetic_va(c, size);
+        if (base == UINT64_MAX)
+            return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
+        c->next_va = base > UINT64_MAX - step ? UINT64_MAX : base + step;
     }
+    cseg *s = seg_new(c, base, size, pool, slot);
     s->expandable = 1;
     s->page = page;
     s->phys = am_malloc((size / page) * sizeof *s->phys);
@@ -984,6 +1034,30 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 
 static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
 
+/* In a start-state prologue (alloc.h place_hint) a block goes where the recording had it: when
+ * an unmapped range holds its page-aligned recorded address and the request's bytes from there,
+ * the range is split at that address and the request maps pages from it, so that the pages
+ * below (a hole of the recording's range, unmapped at its start) stay unmapped. NULL when it
+ * is not so (the lowest unmapped range serves it, as any request). Until 2026-11-28 the lowest
+ * always did: a start-state block above a hole was placed in the hole, and the request that
+ * mapped the hole in the recording was placed above it. */
+static cblock *hinted_unmapped(cach *c, const cseg *s, const params *p)
+{
+    uint64_t h = c->env.place_hint ? c->env.place_hint(c->env.ctx) : UINT64_MAX;
+    if (h == UINT64_MAX || h < s->addr || h - s->addr >= s->size || (h - s->addr) % s->page)
+        return NULL;
+    os_node *n = os_floor(&c->pool[p->pool].unmapped[p->slot], h, UINT64_MAX);
+    cblock *u = n ? CB_OF_NODE(n) : NULL;
+    if (!u || u->addr + u->size <= h || u->addr + u->size - h < p->size)
+        return NULL;
+    if (u->addr == h)
+        return u;
+    cblock *rest = split_after(c, u, h - u->addr);
+    rest->mapped = 0;
+    unmapped_insert(c, rest);
+    return rest;
+}
+
 /* try_allocate_expandable_block: find the lowest unmapped range (with a free mapped block
  * just before it) that offers size bytes, map pages into it and take the resulting block. */
 static cblock *alloc_expandable(cach *c, const params *p)
@@ -992,7 +1066,7 @@ static cblock *alloc_expandable(cach *c, const params *p)
     if (!s)
         return NULL;
     cpool *pl = &c->pool[p->pool];
-    cblock *cand = NULL;
+    cblock *cand = hinted_unmapped(c, s, p);
     for (os_node *n = os_first(&pl->unmapped[p->slot]); n && !cand; n = os_next(n)) {
         cblock *b = CB_OF_NODE(n);
         if (allocatable(b->prev))
@@ -1005,9 +1079,15 @@ static cblock *alloc_expandable(cach *c, const params *p)
     }
     if (!cand)
         return NULL; /* the virtual range is exhausted */
-    (void)s;
-    if (!cand->mapped && !(cand = map_block(c, cand, AM_MIN(cand->size, p->size))))
-        return NULL;
+    if (!cand->mapped) {
+        cblock *m = map_block(c, cand, AM_MIN(cand->size, p->size));
+        if (!m) {
+            if (cand->prev && !cand->prev->mapped) /* a hinted split is undone */
+                try_merge(c, cand->prev, cand);
+            return NULL;
+        }
+        cand = m;
+    }
     while (cand->size < p->size) {
         /* invariant: free mapped -> unmapped; map more of the unmapped range */
         cblock *nx = cand->next;

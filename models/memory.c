@@ -53,6 +53,7 @@ struct mem_level {
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     as_tree free_ext;      /* free device extents: key = start address, len = length */
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
+    uint64_t recorded_end; /* the highest end among them (saturated), 0 when none */
     unsigned fail_next;
     int quiet;
     int prologue;          /* a start-state prologue runs: no peaks or metrics (memory.h) */
@@ -181,6 +182,20 @@ static uint64_t dev_va_hint(void *ctx)
     return s && m->hint < s->k1 + s->val ? s->k1 : UINT64_MAX;
 }
 
+/* alloc.h va_recorded_end. */
+static uint64_t dev_va_recorded_end(void *ctx)
+{
+    const mem_level *m = ctx;
+    return m->recorded ? m->recorded_end : 0;
+}
+
+/* alloc.h place_hint: only a prologue's requests are placed by their recorded address. */
+static uint64_t dev_place_hint(void *ctx)
+{
+    const mem_level *m = ctx;
+    return m->recorded && m->prologue ? m->hint : UINT64_MAX;
+}
+
 static void dev_prefetch_free(void *ctx, uint64_t addr)
 {
     as_prefetch(&((mem_level *)ctx)->free_ext, addr);
@@ -211,7 +226,8 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
         as_insert(&m->free_ext, 0, space, NULL);
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
-                         .va_hint = dev_va_hint,
+                         .va_hint = dev_va_hint, .va_recorded_end = dev_va_recorded_end,
+                         .place_hint = dev_place_hint,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
     if (m->policy->create(&m->st, &m->env, p->policy_opts, err) != 0) {
@@ -420,6 +436,8 @@ void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
     n->k1 = addr;
     n->val = bytes;
     os_insert(&m->recorded_segs, n);
+    uint64_t end = bytes > UINT64_MAX - addr ? UINT64_MAX : addr + bytes;
+    m->recorded_end = AM_MAX(m->recorded_end, end);
 }
 
 void mem_hint(mem_level *m, uint64_t addr) { m->hint = addr; }

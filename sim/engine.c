@@ -1286,6 +1286,11 @@ static void seg_begin(sim *s)
 /* The simulated device call of a level at trace event s->seq. */
 static void seg_device(sim *s, int level, int alloc, uint64_t addr, uint64_t bytes)
 {
+    /* A start-state prologue's device calls recreate what the recording held before its trace
+     * began: no recorded event is theirs. Until 2026-11-28 a segment_alloc right after the
+     * prologue matched the prologue's own map of that range, though the run never made it. */
+    if (s->prologue)
+        return;
     segval *g = &s->seg;
     segev e = {s->seq, addr, bytes, level, (uint8_t)alloc, 0, 0};
     if (g->last != s->seq) { /* an allocator event, not a recorded segment event */

@@ -667,6 +667,78 @@ static void test_expandable_recorded(void)
     fx_close(&f);
 }
 
+/* A request that fails before a (pool, stream)'s first served one (here one larger than the
+ * range, with no recorded address, as an `oom` line) does not fix where the range is: the first
+ * request it serves puts it at its recorded segment, and a request under a hint that fails
+ * again leaves it unserved. Until 2026-11-28 the range stayed at 2^56, where the failed request
+ * had reserved it, and no later allocation of that pool and stream was at its address. */
+static void test_expandable_recorded_after_oom(void)
+{
+    fx f;
+    const uint64_t big = 0x7f0000000000ULL, other = 0x7e0000000000ULL;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, big, 20 * MiB);
+    mem_note_recorded_segment(f.m, other, 20 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 2048 * MiB, 0, NULL), UINT64_MAX); /* no hint: the synthetic range */
+    mem_hint(f.m, other);
+    CU_ASSERT_EQUAL(al(&f, 2048 * MiB, 0, NULL), UINT64_MAX); /* fails again: nothing served */
+    mem_hint(f.m, big + 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 2 * MiB, 0, NULL), big);
+    mem_hint(f.m, other); /* served: the range stays */
+    CU_ASSERT_EQUAL(al(&f, 2 * MiB, 0, NULL), big + 2 * MiB);
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
+/* Recorded ranges are honoured wherever they are, 2^56 and up too (amsim's own exports put
+ * theirs there), and a range of no recorded address goes past every recorded segment the level
+ * knows, on a 2^40 boundary, so that it takes none of theirs. Until 2026-11-28 a recorded range
+ * from 2^56 on was refused for the next synthetic one (here both would have been at 2^56 and
+ * 2^56 + 2^40, in trace order). */
+static void test_expandable_recorded_high(void)
+{
+    fx f;
+    const uint64_t va = 1ULL << 56, tb = 1ULL << 40;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, va + tb, 20 * MiB);
+    mem_note_recorded_segment(f.m, va, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 0, NULL), va + 2 * tb); /* no hint: past both */
+    mem_hint(f.m, va + tb + 4 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 1, NULL), va + tb);
+    mem_hint(f.m, va + 512);
+    CU_ASSERT_EQUAL(al(&f, 512, 0, NULL), va);
+    mem_hint(f.m, UINT64_MAX);
+    CU_ASSERT_EQUAL(al(&f, 512, 1, NULL), va + 3 * tb); /* the next synthetic one */
+    fx_close(&f);
+}
+
+/* In a start-state prologue a block of an expandable range goes to its recorded address when
+ * that is an unmapped page: the hole below it stays unmapped, and the request that maps the hole
+ * after the prologue is at its own recorded address (QA's m8 trace). Until 2026-11-28 the
+ * prologue's second block went into the hole (base + 20 MiB) and the later request above it. */
+static void test_expandable_prologue_hole(void)
+{
+    fx f;
+    const uint64_t base = 0x7f0000000000ULL;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, base, 100 * MiB);
+    mem_set_prologue(f.m, 1);
+    mem_hint(f.m, base);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base);
+    mem_hint(f.m, base + 40 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 40 * MiB);
+    mem_set_prologue(f.m, 0);
+    mem_hint(f.m, base + 20 * MiB); /* outside the prologue the policy places it: the lowest */
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 20 * MiB);
+    mem_hint(f.m, base + 100 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base + 60 * MiB);
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -873,6 +945,10 @@ void suite_caching(void)
              {"rounding and power-of-two divisions", test_rounding},
              {"pools and segment sizes", test_pools_and_segments},
              {"expandable ranges at their recorded addresses", test_expandable_recorded},
+             {"expandable range: a failed request does not place it",
+              test_expandable_recorded_after_oom},
+             {"expandable ranges recorded from 2^56 on", test_expandable_recorded_high},
+             {"expandable range: a prologue block above a hole", test_expandable_prologue_hole},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},
