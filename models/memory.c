@@ -116,7 +116,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     uint64_t at = 0;
     if (m->recorded && m->hint != UINT64_MAX) {
         os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-        if (s && m->hint < s->k1 + s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
+        if (s && m->hint - s->k1 < s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
             found = 1;
             at = s->k1;
         }
@@ -172,14 +172,16 @@ static void dev_map(void *ctx, int map, uint64_t va, uint64_t bytes)
         m->on_device(m->on_device_ctx, map, va, bytes);
 }
 
-/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. */
+/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. The
+ * test is by offset, as a segment may end at 2^64 (until 2026-11-28 its end wrapped to 0 and it
+ * held nothing). */
 static uint64_t dev_va_hint(void *ctx)
 {
     mem_level *m = ctx;
     if (!m->recorded || m->hint == UINT64_MAX)
         return UINT64_MAX;
     const os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-    return s && m->hint < s->k1 + s->val ? s->k1 : UINT64_MAX;
+    return s && m->hint - s->k1 < s->val ? s->k1 : UINT64_MAX;
 }
 
 /* alloc.h va_recorded_end. */
