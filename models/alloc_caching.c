@@ -967,25 +967,42 @@ static uint64_t recorded_va(cach *c, uint64_t *size, uint64_t page, uint64_t *st
     return at;
 }
 
+/* The first 2^40 boundary from base (one) where [base, base + size) is clear of every range
+ * reserved and, with recorded, of every recorded segment; UINT64_MAX when none fits below 2^64.
+ * Each step passes one range or segment, so it ends. */
+static uint64_t clear_va(cach *c, uint64_t base, uint64_t size, int recorded)
+{
+    for (;;) {
+        if (base > UINT64_MAX - size)
+            return UINT64_MAX;
+        const cseg *s = va_overlap(c, base, size);
+        uint64_t end = s ? s->addr + s->size : 0;
+        if (!s && recorded && c->env.va_recorded_over)
+            end = c->env.va_recorded_over(c->env.ctx, base, size);
+        if (!end)
+            return base;
+        base = am_round_up_sat(end, 1ULL << 40);
+    }
+}
+
 /* A range of no recorded address: the next one from next_va, on a 2^40 boundary past every
  * recorded segment the level knows (alloc.h va_recorded_end) and clear of every range reserved
  * (a recorded one may reach past its recorded segment), so that the synthetic addresses meet
  * no recorded range. Below 2^56 (PyTorch's addresses) and without recorded addresses they are
- * the same as before. UINT64_MAX when no range fits below 2^64. */
+ * the same as before. When nothing past the recorded segments fits below 2^64 (one ends near
+ * it), the lowest 2^40 boundary from CACH_VA_BASE clear of every recorded segment and every
+ * range reserved; until 2026-11-28 the request ran out of memory, on an empty device too.
+ * UINT64_MAX when no range fits below 2^64. */
 static uint64_t synthetic_va(cach *c, uint64_t size)
 {
     uint64_t base = c->next_va;
     uint64_t rec = c->env.va_recorded_end ? c->env.va_recorded_end(c->env.ctx) : 0;
     if (rec > base)
         base = am_round_up_sat(rec, 1ULL << 40);
-    for (;;) {
-        if (base > UINT64_MAX - size)
-            return UINT64_MAX;
-        const cseg *s = va_overlap(c, base, size);
-        if (!s)
-            return base;
-        base = am_round_up_sat(s->addr + s->size, 1ULL << 40);
-    }
+    base = clear_va(c, base, size, 0);
+    if (base == UINT64_MAX && rec)
+        base = clear_va(c, CACH_VA_BASE, size, 1);
+    return base;
 }
 
 /* The bytes of an expandable segment's virtual range: 9/8 of the capacity in whole pages, and

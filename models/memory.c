@@ -191,6 +191,19 @@ static uint64_t dev_va_recorded_end(void *ctx)
     return m->recorded ? m->recorded_end : 0;
 }
 
+/* alloc.h va_recorded_over. Recorded segments do not overlap one another, so only the last one
+ * starting in the range can overlap it. */
+static uint64_t dev_va_recorded_over(void *ctx, uint64_t base, uint64_t size)
+{
+    const mem_level *m = ctx;
+    if (!m->recorded || size == 0)
+        return 0;
+    const os_node *s = os_floor(&m->recorded_segs, base + size - 1, UINT64_MAX);
+    if (!s || s->val == 0 || (s->k1 < base && base - s->k1 >= s->val))
+        return 0;
+    return s->val > UINT64_MAX - s->k1 ? UINT64_MAX : s->k1 + s->val;
+}
+
 /* alloc.h place_hint: only a prologue's requests are placed by their recorded address. */
 static uint64_t dev_place_hint(void *ctx)
 {
@@ -229,6 +242,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
                          .va_hint = dev_va_hint, .va_recorded_end = dev_va_recorded_end,
+                         .va_recorded_over = dev_va_recorded_over,
                          .place_hint = dev_place_hint,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};
