@@ -49,6 +49,9 @@ typedef struct alloc_env {
      * ranges placed without a recorded address can keep clear of the recorded ones (0 without
      * recorded addresses; UINT64_MAX when one ends at the top of the 64-bit space). */
     uint64_t (*va_recorded_end)(void *ctx);
+    /* For the same policies: the end of a recorded segment that [base, base + size) overlaps
+     * (UINT64_MAX when it ends at 2^64), 0 when none does or without recorded addresses. */
+    uint64_t (*va_recorded_over)(void *ctx, uint64_t base, uint64_t size);
     /* For the same policies: inside a start-state prologue (memory.h), which recreates the
      * recording's state, the address the recording gave the request being served, to place it
      * there rather than where the policy would; UINT64_MAX otherwise. */

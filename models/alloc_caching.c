@@ -136,6 +136,7 @@ struct cseg {
     uint64_t page;           /* expandable: page bytes */
     uint64_t *phys;          /* expandable: physical address per page, UINT64_MAX unmapped */
     int served;              /* expandable: a page of it was ever mapped (a request served) */
+    uint64_t start;          /* expandable: where its first served request maps (recorded_va) */
 };
 
 /* Per pool: free and unmapped trees per stream slot, and the lookup counter used for block age. */
@@ -929,37 +930,79 @@ static const cseg *va_overlap(const cach *c, uint64_t base, uint64_t size)
 }
 
 /* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
- * whole range fits there, below 2^64 and clear of every range reserved. Until 2026-11-28 a
- * recorded range at or past CACH_VA_BASE (2^56) was refused and the request's range went to a
- * synthetic address, so a replay of a snapshot amsim exported itself, whose ranges are there,
- * matched few allocations (11 of 42 on a cut-short one). */
-static uint64_t recorded_va(cach *c, uint64_t size)
+ * range fits there, below 2^64 and clear of every range reserved; *start is that recorded
+ * start, where the range's first served request maps. A range that would pass 2^64 - 1 from
+ * there is shortened to the whole pages below it (*size) when they still hold the level's
+ * capacity, so that its pages never run out before the device does (PyTorch's 9/8 of the
+ * capacity never do); else it keeps its size and starts as many pages lower as it takes to end
+ * below 2^64, the recorded start a page boundary inside it: the README's recording whose range
+ * had its lowest pages unmapped. Until 2026-11-28 a range passing 2^64 was refused, and so was
+ * the synthetic one after it (synthetic_va): a range recorded at 2^64 - 2^32 made every request
+ * of its pool run out of memory on an empty device. Until 2026-11-28 also a recorded range at
+ * or past CACH_VA_BASE (2^56) was refused and the request's range went to a synthetic address,
+ * so a replay of a snapshot amsim exported itself, whose ranges are there, matched few
+ * allocations (11 of 42 on a cut-short one). */
+static uint64_t recorded_va(cach *c, uint64_t *size, uint64_t page, uint64_t *start)
 {
     uint64_t base = c->env.va_hint ? c->env.va_hint(c->env.ctx) : UINT64_MAX;
-    if (base == UINT64_MAX || size > UINT64_MAX - base || va_overlap(c, base, size))
+    if (base == UINT64_MAX)
         return UINT64_MAX;
-    return base;
+    uint64_t want = *size, at = base;
+    if (want > UINT64_MAX - base) {
+        uint64_t fits = am_round_down(UINT64_MAX - base, page);
+        if (fits >= AM_MAX(page, am_round_down(c->env.capacity, page))) {
+            want = fits;
+        } else {
+            /* want <= UINT64_MAX / page * page (expandable_range): the round-up cannot wrap */
+            uint64_t down = am_round_up(want - (UINT64_MAX - base), page);
+            if (down > base)
+                return UINT64_MAX;
+            at = base - down;
+        }
+    }
+    if (va_overlap(c, at, want))
+        return UINT64_MAX;
+    *size = want;
+    *start = base;
+    return at;
+}
+
+/* The first 2^40 boundary from base (one) where [base, base + size) is clear of every range
+ * reserved and, with recorded, of every recorded segment; UINT64_MAX when none fits below 2^64.
+ * Each step passes one range or segment, so it ends. */
+static uint64_t clear_va(cach *c, uint64_t base, uint64_t size, int recorded)
+{
+    for (;;) {
+        if (base > UINT64_MAX - size)
+            return UINT64_MAX;
+        const cseg *s = va_overlap(c, base, size);
+        uint64_t end = s ? s->addr + s->size : 0;
+        if (!s && recorded && c->env.va_recorded_over)
+            end = c->env.va_recorded_over(c->env.ctx, base, size);
+        if (!end)
+            return base;
+        base = am_round_up_sat(end, 1ULL << 40);
+    }
 }
 
 /* A range of no recorded address: the next one from next_va, on a 2^40 boundary past every
  * recorded segment the level knows (alloc.h va_recorded_end) and clear of every range reserved
  * (a recorded one may reach past its recorded segment), so that the synthetic addresses meet
  * no recorded range. Below 2^56 (PyTorch's addresses) and without recorded addresses they are
- * the same as before. UINT64_MAX when no range fits below 2^64. */
+ * the same as before. When nothing past the recorded segments fits below 2^64 (one ends near
+ * it), the lowest 2^40 boundary from CACH_VA_BASE clear of every recorded segment and every
+ * range reserved; until 2026-11-28 the request ran out of memory, on an empty device too.
+ * UINT64_MAX when no range fits below 2^64. */
 static uint64_t synthetic_va(cach *c, uint64_t size)
 {
     uint64_t base = c->next_va;
     uint64_t rec = c->env.va_recorded_end ? c->env.va_recorded_end(c->env.ctx) : 0;
     if (rec > base)
         base = am_round_up_sat(rec, 1ULL << 40);
-    for (;;) {
-        if (base > UINT64_MAX - size)
-            return UINT64_MAX;
-        const cseg *s = va_overlap(c, base, size);
-        if (!s)
-            return base;
-        base = am_round_up_sat(s->addr + s->size, 1ULL << 40);
-    }
+    base = clear_va(c, base, size, 0);
+    if (base == UINT64_MAX && rec)
+        base = clear_va(c, CACH_VA_BASE, size, 1);
+    return base;
 }
 
 /* The bytes of an expandable segment's virtual range: 9/8 of the capacity in whole pages, and
@@ -986,11 +1029,20 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
 static void replace_unserved(cach *c, cseg *s)
 {
     os_remove(&c->segs, &s->node); /* so that recorded_va does not find the range itself */
-    uint64_t base = recorded_va(c, s->size);
-    if (base != UINT64_MAX && base != s->addr) {
+    uint64_t size = expandable_range(c->env.capacity, s->page);
+    uint64_t start, base = recorded_va(c, &size, s->page, &start);
+    if (base != UINT64_MAX)
+        s->start = start;
+    if (base != UINT64_MAX && (base != s->addr || size != s->size)) {
         cblock *b = s->head;
         unmapped_remove(c, b);
+        if (size > s->size) { /* a range shortened below 2^64 moves where it fits whole */
+            s->phys = am_realloc(s->phys, (size / s->page) * sizeof *s->phys);
+            for (uint64_t i = s->size / s->page; i < size / s->page; i++)
+                s->phys[i] = UINT64_MAX;
+        }
         s->addr = s->node.k1 = b->addr = base;
+        s->size = b->size = size;
         unmapped_insert(c, b);
     }
     os_insert(&c->segs, &s->node);
@@ -1011,14 +1063,15 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
     uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
     uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
-    uint64_t base = recorded_va(c, size);
+    uint64_t start, base = recorded_va(c, &size, page, &start);
     if (base == UINT64_MAX) {
-        base = synthetic_va(c, size);
+        base = start = synthetic_va(c, size);
         if (base == UINT64_MAX)
             return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
         c->next_va = base > UINT64_MAX - step ? UINT64_MAX : base + step;
     }
     cseg *s = seg_new(c, base, size, pool, slot);
+    s->start = start;
     s->expandable = 1;
     s->page = page;
     s->phys = am_malloc((size / page) * sizeof *s->phys);
@@ -1040,10 +1093,14 @@ static int allocatable(const cblock *b) { return b && b->state == B_FREE; }
  * below (a hole of the recording's range, unmapped at its start) stay unmapped. NULL when it
  * is not so (the lowest unmapped range serves it, as any request). Until 2026-11-28 the lowest
  * always did: a start-state block above a hole was placed in the hole, and the request that
- * mapped the hole in the recording was placed above it. */
+ * mapped the hole in the recording was placed above it. So does the first request a range
+ * serves at its recorded start when that is above the range's (recorded_va: a range that would
+ * pass 2^64 starts lower). */
 static cblock *hinted_unmapped(cach *c, const cseg *s, const params *p)
 {
     uint64_t h = c->env.place_hint ? c->env.place_hint(c->env.ctx) : UINT64_MAX;
+    if (h == UINT64_MAX && !s->served && s->start != s->addr)
+        h = s->start;
     if (h == UINT64_MAX || h < s->addr || h - s->addr >= s->size || (h - s->addr) % s->page)
         return NULL;
     os_node *n = os_floor(&c->pool[p->pool].unmapped[p->slot], h, UINT64_MAX);

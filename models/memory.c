@@ -116,7 +116,7 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     uint64_t at = 0;
     if (m->recorded && m->hint != UINT64_MAX) {
         os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-        if (s && m->hint < s->k1 + s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
+        if (s && m->hint - s->k1 < s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
             found = 1;
             at = s->k1;
         }
@@ -172,14 +172,16 @@ static void dev_map(void *ctx, int map, uint64_t va, uint64_t bytes)
         m->on_device(m->on_device_ctx, map, va, bytes);
 }
 
-/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. */
+/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. The
+ * test is by offset, as a segment may end at 2^64 (until 2026-11-28 its end wrapped to 0 and it
+ * held nothing). */
 static uint64_t dev_va_hint(void *ctx)
 {
     mem_level *m = ctx;
     if (!m->recorded || m->hint == UINT64_MAX)
         return UINT64_MAX;
     const os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-    return s && m->hint < s->k1 + s->val ? s->k1 : UINT64_MAX;
+    return s && m->hint - s->k1 < s->val ? s->k1 : UINT64_MAX;
 }
 
 /* alloc.h va_recorded_end. */
@@ -187,6 +189,19 @@ static uint64_t dev_va_recorded_end(void *ctx)
 {
     const mem_level *m = ctx;
     return m->recorded ? m->recorded_end : 0;
+}
+
+/* alloc.h va_recorded_over. Recorded segments do not overlap one another, so only the last one
+ * starting in the range can overlap it. */
+static uint64_t dev_va_recorded_over(void *ctx, uint64_t base, uint64_t size)
+{
+    const mem_level *m = ctx;
+    if (!m->recorded || size == 0)
+        return 0;
+    const os_node *s = os_floor(&m->recorded_segs, base + size - 1, UINT64_MAX);
+    if (!s || s->val == 0 || (s->k1 < base && base - s->k1 >= s->val))
+        return 0;
+    return s->val > UINT64_MAX - s->k1 ? UINT64_MAX : s->k1 + s->val;
 }
 
 /* alloc.h place_hint: only a prologue's requests are placed by their recorded address. */
@@ -227,6 +242,7 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     m->env = (alloc_env){.ctx = m, .capacity = m->capacity, .granularity = m->granularity,
                          .dev_alloc = dev_alloc, .dev_free = dev_free, .dev_map = dev_map,
                          .va_hint = dev_va_hint, .va_recorded_end = dev_va_recorded_end,
+                         .va_recorded_over = dev_va_recorded_over,
                          .place_hint = dev_place_hint,
                          .dev_prefetch_free = dev_prefetch_free,
                          .log = p->log ? env_log : NULL};

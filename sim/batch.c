@@ -5639,13 +5639,39 @@ static int run_all(batch *b, int *nskipped, int *nran)
     }
     if (tty)
         progress(done, ntodo, failed, t0, 1);
-    batch_restore_stops();
+    /* the stop handlers stay until results.csv is committed (commit_results) */
     nworker_slots = 0;
     free(sl);
     free(sl_run);
     free(todo);
     *nran = done;
     return mine;
+}
+
+/* results.csv (table, written by build_csv: missing, or -1 with err when it was not) committed,
+ * the batch's stop handlers given back first. A stop signal since the runs ended stops the
+ * batch with its own message and commits nothing; the commit (results.csv's last writes and
+ * its rename) holds the signals off, so one that comes then is the previous handler's, which
+ * says the outputs are written. Until 2026-11-28 the handlers were given back
+ * as the runs ended, and a signal while results.csv was written said "amsim: interrupted;
+ * partial outputs removed", with matrix.tsv and the runs left in place. The new missing. */
+static int commit_results(outfile *table, int missing, am_error *err)
+{
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
+    if (stop_sig) {
+        out_abort(table);
+        am_msg("%s: stopped by %s; the same command again runs what is unfinished\n", prog,
+               stop_name(stop_sig));
+        batch_restore_stops();
+        out_die_of(stop_sig);
+    }
+    batch_restore_stops();
+    if (missing >= 0 && out_commit(table, err) != 0)
+        missing = -1;
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    return missing;
 }
 
 /* ---- the command ------------------------------------------------------------------------ */
@@ -6439,8 +6465,10 @@ int cmd_batch(int argc, char **argv)
     /* a regress check's deviations are said apart from failures (until 2026-11-27 a deviation
      * was counted as "1 failed") */
     csv_tally tally = {0};
-    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, NULL, NULL,
+    outfile *table = NULL;
+    int missing = build_csv(dirs, 1, csv, b.shard_k, b.shard_n, &tally, NULL, NULL, &table,
                             &err);
+    missing = commit_results(table, missing, &err);
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {

@@ -7282,6 +7282,77 @@ static void test_stop_at_matrix_commit(void)
     CU_ASSERT_EQUAL(tree_count(dir, ".tmp."), 0);
 }
 
+/* `amsim batch` of a two-run study into a fresh DIR (name, in the scratch folder) under strace,
+ * which sends it SIGTERM at the nth call of syscall (on DIR/matrix.tsv alone with on_matrix);
+ * its stderr in *err. 1 when it ended by that SIGTERM. */
+static int batch_stopped(const char *name, const char *syscall, int n, int on_matrix,
+                         char **err)
+{
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[2048], tr[1100], dir[1200], errpath[1300], only[1300] = "", cmd[8192];
+    snprintf(tr, sizeof tr, "%s/%s.trace", tu_tmpdir(), name);
+    FILE *f = fopen(tr, "w");
+    CU_ASSERT_FATAL(f && fputs("amsim-trace v1\nalloc 1 1MiB\nfree 1\n", f) >= 0 &&
+                    fclose(f) == 0);
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [caching, bfc]\n", tu_top(), tr);
+    char sw[64];
+    snprintf(sw, sizeof sw, "%s.yaml", name);
+    const char *swp = tu_write(sw, text);
+    snprintf(dir, sizeof dir, "%s/%s", tu_tmpdir(), name);
+    snprintf(errpath, sizeof errpath, "%s/%s.err", tu_tmpdir(), name);
+    if (on_matrix)
+        snprintf(only, sizeof only, "-P '%s/matrix.tsv'", dir);
+    /* exec: no shell left to say "Terminated" */
+    snprintf(cmd, sizeof cmd, "exec strace -o /dev/null %s -e trace=%s -e inject=%s:signal="
+             "SIGTERM:when=%d %s batch '%s' -o '%s' -j 1 -q >/dev/null 2>'%s'", only, syscall,
+             syscall, n, bin, swp, dir, errpath);
+    int st = system(cmd);
+    *err = tu_slurp(errpath, NULL);
+    return (WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM) ||
+           (WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+}
+
+/* A batch stopped once its runs are done, before results.csv is committed, says what a
+ * stopped batch says and commits nothing (the signal as build_csv reads DIR/matrix.tsv, its
+ * third open there); one while results.csv is written (its temporary's write, the batch's
+ * second) is held off to the rename and says the outputs stay, as they do. Until 2026-11-28
+ * the batch's stop handling ended with the runs, and both said "amsim: interrupted; partial
+ * outputs removed" with matrix.tsv and the runs left (and results.csv too in the second).
+ * Skipped without a working strace. */
+static void test_stop_at_results(void)
+{
+    if (system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
+        fprintf(stderr, "\n  skipped: no working strace, the stop at results.csv is not tested\n");
+        return;
+    }
+    char *err = NULL, p[1300];
+    CU_ASSERT(batch_stopped("rstop1", "openat", 3, 1, &err));
+    const char *want = "amsim batch: stopped by SIGTERM; the same command again runs what is "
+                       "unfinished\n";
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want) != 0)
+        fprintf(stderr, "\n  %s", err ? err : "(no stderr)\n");
+    free(err);
+    snprintf(p, sizeof p, "%s/rstop1/results.csv", tu_tmpdir());
+    CU_ASSERT(access(p, F_OK) != 0);
+    snprintf(p, sizeof p, "%s/rstop1/runs", tu_tmpdir());
+    CU_ASSERT(has_file_starting(p, "0002"));
+    snprintf(p, sizeof p, "%s/rstop1", tu_tmpdir());
+    CU_ASSERT_EQUAL(tree_count(p, ".tmp."), 0);
+
+    CU_ASSERT(batch_stopped("rstop2", "write", 2, 0, &err));
+    want = "amsim: interrupted; its outputs were already written and stay (nothing removed)\n";
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    if (!err || strcmp(err, want) != 0)
+        fprintf(stderr, "\n  %s", err ? err : "(no stderr)\n");
+    free(err);
+    snprintf(p, sizeof p, "%s/rstop2/results.csv", tu_tmpdir());
+    CU_ASSERT(access(p, F_OK) == 0);
+    snprintf(p, sizeof p, "%s/rstop2", tu_tmpdir());
+    CU_ASSERT_EQUAL(tree_count(p, ".tmp."), 0);
+}
+
 /* Run `amsim ARGS` (a shell word list) under strace -f, which sends it SIGTERM at the Nth call
  * of syscall (inject ... when=N; of those on path alone unless NULL), with TMPDIR set to
  * tmpdir; its messages in errpath. 1 when it ended by that SIGTERM (strace ends as its tracee
@@ -7649,6 +7720,7 @@ void suite_batch(void)
              {"--merge that cannot write OUT fails and keeps it",
               test_merge_write_error_fails},
              {"a stop at matrix.tsv's commit is the batch's", test_stop_at_matrix_commit},
+             {"a stop before results.csv's commit is the batch's", test_stop_at_results},
              {"report: a stop right after its scratch folder is made removes it",
               test_report_stop_at_scratch},
              {"batch --merge: a stop at OUT/runs' mkdir leaves no OUT", test_merge_stop_at_runs},

@@ -739,6 +739,51 @@ static void test_expandable_prologue_hole(void)
     fx_close(&f);
 }
 
+/* A range recorded within its size of 2^64 ends below 2^64: shortened to the whole pages that
+ * fit when they still hold the capacity (1024 MiB: 1080 MiB of the 1160 fit), else as many
+ * pages lower as it takes, its first request at the recorded start and the next ones in the
+ * pages below. Until 2026-11-28 both were refused and so were the synthetic ranges after them
+ * (no 2^40 boundary past the recorded end): every request here ran out of memory. */
+static void test_expandable_recorded_top(void)
+{
+    fx f;
+    const uint64_t top_1100 = 0 - 1100 * MiB, top_64 = 0 - 64 * MiB;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, top_1100, 20 * MiB);
+    mem_hint(f.m, top_1100);
+    CU_ASSERT_EQUAL(al(&f, 4 * MiB, 0, NULL), top_1100);
+    mem_hint(f.m, UINT64_MAX);
+    CU_ASSERT_EQUAL(al(&f, 1000 * MiB, 0, NULL), top_1100 + 4 * MiB); /* the capacity fits */
+    fx_close(&f);
+
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, top_64, 64 * MiB);
+    mem_hint(f.m, top_64 + 4 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), top_64);
+    mem_hint(f.m, UINT64_MAX);
+    CU_ASSERT_EQUAL(al(&f, 900 * MiB, 0, NULL), top_64 - 1100 * MiB); /* 1160 - 60 MiB lower */
+    fx_close(&f);
+}
+
+/* A range of no recorded address once a recorded segment ends near 2^64: past it while one
+ * fits below 2^64 (the small pool's, at 2^64 - 2^40), else the lowest 2^40 boundary from 2^56
+ * clear of every recorded segment (one at 2^56) and reserved range. Until 2026-11-28 the
+ * large pool's request ran out of memory on a device holding 2 MiB. */
+static void test_expandable_synthetic_top(void)
+{
+    fx f;
+    const uint64_t va = 1ULL << 56, tb = 1ULL << 40;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, 0 - 2 * tb, 64 * MiB);
+    mem_note_recorded_segment(f.m, va, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4096, 0, NULL), 0 - tb);
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, NULL), va + tb);
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 1, NULL), va + 2 * tb);
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -948,6 +993,9 @@ void suite_caching(void)
              {"expandable range: a failed request does not place it",
               test_expandable_recorded_after_oom},
              {"expandable ranges recorded from 2^56 on", test_expandable_recorded_high},
+             {"expandable ranges recorded near 2^64", test_expandable_recorded_top},
+             {"synthetic expandable ranges past a recorded one near 2^64",
+              test_expandable_synthetic_top},
              {"expandable range: a prologue block above a hole", test_expandable_prologue_hole},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
