@@ -182,7 +182,8 @@ struct alloc_ops {
     am_ps (*take_latency)(void *st);
     /* Optional: the most bytes this instance can ever hold from the device, a pool limit of
      * its own below the level's capacity (bfc's and prealloc's memory_limit or
-     * memory_fraction); NULL: the capacity. The engine's "can any runtime action serve this
+     * memory_fraction, buddy's and tlsf's arena: the capacity rounded down to their unit);
+     * NULL: the capacity. The engine's "can any runtime action serve this
      * request" tests (defragmentation's and spilling's skip rules) use it through
      * mem_usable (memory.h). */
     uint64_t (*pool_limit)(void *st);

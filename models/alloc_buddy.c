@@ -338,10 +338,19 @@ static void buddy_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void buddy_count_oom(void *st) { ((buddy *)st)->ooms++; }
 
+/* The arena, the capacity rounded down to min_block (alloc.h pool_limit): all it ever holds, so
+ * a request past it is one no compaction or spill can serve (until 2026-11-28 the engine
+ * tested the capacity, and moved or spilled buffers for such a request before it failed). */
+static uint64_t buddy_pool_limit(void *st)
+{
+    const buddy *d = st;
+    return am_round_down(d->env.capacity, d->min);
+}
+
 static const struct alloc_ops buddy_ops = {
     .name = "buddy",
     .summary = "binary buddy system over one arena of the capacity (power-of-two blocks, "
-               "lowest address first)",
+               "the smallest order with a free block first, then the lowest address)",
     .opts = buddy_opt_table,
     .opts_size = sizeof(struct buddy_opts),
     .create = buddy_create,
@@ -356,6 +365,7 @@ static const struct alloc_ops buddy_ops = {
     .walk = buddy_walk,
     .check = buddy_check,
     .count_oom = buddy_count_oom,
+    .pool_limit = buddy_pool_limit,
 };
 
 const struct alloc_ops *alloc_buddy_ops(void);

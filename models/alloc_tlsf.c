@@ -438,6 +438,13 @@ static void tlsf_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void tlsf_count_oom(void *st) { ((tlsf *)st)->ooms++; }
 
+/* The arena, the capacity rounded down to the alignment (alloc.h pool_limit), as buddy's. */
+static uint64_t tlsf_pool_limit(void *st)
+{
+    const tlsf *t = st;
+    return am_round_down(t->env.capacity, t->align);
+}
+
 static const struct alloc_ops tlsf_ops = {
     .name = "tlsf",
     .summary = "Two-Level Segregated Fit (Masmano et al. 2004): O(1) good fit with immediate "
@@ -456,6 +463,7 @@ static const struct alloc_ops tlsf_ops = {
     .walk = tlsf_walk,
     .check = tlsf_check,
     .count_oom = tlsf_count_oom,
+    .pool_limit = tlsf_pool_limit,
 };
 
 const struct alloc_ops *alloc_tlsf_ops(void);

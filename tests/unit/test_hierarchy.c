@@ -2425,6 +2425,39 @@ static void test_recovery_skips_past_pool_limit(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
     free(pl);
     free(out);
+    /* buddy and tlsf: an arena of 3000 B rounded down to 1024 = 2048 B, a 2100 B request:
+     * nothing compacts (until 2026-11-28 buffer 2 moved from 1024 to 0) and nothing spills
+     * (until 2026-11-28 buffer 2 went to the host) */
+    static const char *const unit[] = {"buddy, min_block: 1024", "tlsf, alignment: 1024"};
+    for (int k = 0; k < 2; k++) {
+        char yaml[1024], name[16];
+        snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 3000\n"
+                 "    allocator: {policy: %s}\n    defrag: {mode: compact, trigger: on_oom}\n"
+                 "links:\n  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, "
+                 "latency: 1us}\n", unit[k]);
+        snprintf(name, sizeof name, "rpl%d", 4 + 2 * k);
+        pl = pl_run(name, yaml, "amsim-trace v1\nalloc 1 100\nalloc 2 100\nfree 1\n"
+                    "alloc 3 2100\n", "", &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_PTR_NULL(strstr(pl, ",moved\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n3,3,hbm,,2100,,oom\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+        free(pl);
+        free(out);
+        snprintf(yaml, sizeof yaml, "version: 1\nmemories:\n  hbm:\n    capacity: 3000\n"
+                 "    allocator: {policy: %s}\n    on_oom: spill_to_host\n    spill_host: host\n"
+                 "  host:\n    capacity: 1MiB\n    allocator: {policy: first_fit}\n"
+                 "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, "
+                 "latency: 1us}\n", unit[k]);
+        snprintf(name, sizeof name, "rpl%d", 5 + 2 * k);
+        pl = pl_run(name, yaml, "amsim-trace v1\nalloc 1 100\nalloc 2 100\nfree 1\n"
+                    "alloc 3 2100\n", "", &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_EQUAL(tu_count(pl, ",spilled\n"), 0);
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "; skipped for 1 request"));
+        free(pl);
+        free(out);
+    }
 }
 
 /* A start-state prologue (prologue=1) recreates state: threshold and every do not look at its
