@@ -403,7 +403,8 @@ static void json_links(json_w *w, const am_config *cfg, const sim_link_result *l
  * effective_config.yaml (cfg_key_unread): a run of that file writes the same echo. A scalar
  * has the JSON type YAML gives it plain (cfg_scalar_typed): `version: 1` is 1, `allow_growth:
  * false` false, `efficiency: 0.85` 0.85 (its digits as written), `capacity: 80GiB`, a name or a
- * quoted scalar a string; until 2026-11-28 every scalar was a string ("1", "false"). Until 2026-11-27 every key was echoed, a preset's keys of other policies too (`device:
+ * quoted scalar a string; until 2026-11-28 every scalar was a string ("1", "false"). Until
+ * 2026-11-27 every key was echoed, a preset's keys of other policies too (`device:
  * h100` under `--policy caching`: `"allow_growth": "true"`, where the rerun of its
  * effective_config.yaml echoed bfc's default, `"false"`). */
 static void tree_json(json_w *w, const am_config *cfg, const cfg_node *n)

@@ -1793,7 +1793,8 @@ static void test_config_echo_typed(void)
                                "    allocator: {policy: bfc, allow_growth: false, "
                                "memory_fraction: \"0.5\", garbage_collection: Yes, "
                                "region_coalescing: off}\n"
-                               "  host: {capacity: 1GiB, kind: host, allocator: {policy: best_fit}}\n"
+                               "  host: {capacity: 1GiB, kind: host, "
+                               "allocator: {policy: best_fit}}\n"
                                "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, "
                                "efficiency: 0.850, duplex: on}\n");
     char own[1024], args[4096], p1[1024], p2[1024];
@@ -1818,7 +1819,8 @@ static void test_config_echo_typed(void)
     }
     snprintf(p2, sizeof p2, "%s/echotyped/effective_config.yaml", tu_tmpdir());
     char *eff = tu_slurp(p2, NULL);
-    CU_ASSERT(eff && strstr(eff, "memory_fraction: \"0.5\"\n") && strstr(eff, "efficiency: 0.850\n"));
+    CU_ASSERT(eff && strstr(eff, "memory_fraction: \"0.5\"\n") &&
+              strstr(eff, "efficiency: 0.850\n"));
     free(eff);
     snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/echotyped.again'", p2, own,
              tu_tmpdir());
