@@ -68,6 +68,13 @@ struct link_chan {
     uint64_t seq;
     link_stats st;         /* the channel */
     link_stats side[2];    /* per side */
+    /* Busy time of the link this channel is a direction of: a transfer in flight on it or on
+     * its paired channel (link_pair), the union, not the sum. Kept at the instants a channel
+     * turns busy or idle, which come in time order across channels (the engine takes every
+     * channel's events in one order), so two lazily advanced clocks need not agree. */
+    link_either own;       /* the tracker, unless this channel is paired to another's */
+    link_either *either;   /* own, or the first channel's of the pair */
+    int busy;              /* in flight (nfl > 0) when either last heard of it */
 };
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
@@ -83,7 +90,33 @@ link_chan *link_create_rate(uint64_t num, uint64_t den, am_ps latency, uint32_t 
     l->latency = latency;
     l->conc = concurrency;
     l->tps = l->bw;
+    l->either = &l->own;
     return l;
+}
+
+void link_pair(link_chan *a, link_chan *b)
+{
+    b->either = a->either;
+}
+
+am_ps link_busy_either(const link_chan *l)
+{
+    const link_either *e = l->either;
+    return e->nbusy ? e->busy_ps + (e->now - e->since) : e->busy_ps;
+}
+
+/* Tell the link's tracker when this channel turns busy or idle (after fl changed, at now). */
+static void note_busy(link_chan *l)
+{
+    int b = l->nfl > 0;
+    if (b == l->busy)
+        return;
+    l->busy = b;
+    link_either *e = l->either;
+    if (b && e->nbusy++ == 0)
+        e->since = l->now;
+    else if (!b && --e->nbusy == 0)
+        e->busy_ps += l->now - e->since;
 }
 
 void link_destroy(link_chan *l)
@@ -251,6 +284,7 @@ static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
     x.data_frac = x.data_at < AM_PS_MAX ? at_frac : 0;
     l->fl[l->nfl++] = x;
     l->nx_known = 0;
+    note_busy(l);
     if (l->nfl > l->st.max_in_flight)
         l->st.max_in_flight = (uint32_t)l->nfl;
     if (++l->nside[x.side] > l->side[x.side].max_in_flight)
@@ -269,6 +303,8 @@ static void account(link_chan *l, am_ps t)
                 l->side[k].busy_ps += t - l->now;
     }
     l->now = t;
+    if (l->either->now < t)
+        l->either->now = t;
 }
 
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag)
@@ -330,6 +366,7 @@ static void untake(link_chan *l, size_t k)
     l->ndata -= (unsigned)y.sharing;
     y.sharing = 0;
     l->nx_known = 0;
+    note_busy(l);
     wait_in_queue(l, y);
 }
 
@@ -479,6 +516,7 @@ static int retire(link_chan *l, link_done *done, int got, int max)
     }
     l->nfl = k;
     l->nx_known = 0;
+    note_busy(l);
     return got;
 }
 

@@ -36,6 +36,15 @@ typedef struct link_stats {
     uint32_t max_in_flight;
 } link_stats;
 
+/* The busy time of a link whose directions are channels of their own (a duplex link between
+ * two memories): a transfer in flight either way. now: the latest time either was moved to. */
+typedef struct link_either {
+    uint32_t nbusy;   /* channels with a transfer in flight */
+    am_ps since;      /* when the first of them turned busy */
+    am_ps busy_ps;    /* closed busy periods */
+    am_ps now;
+} link_either;
+
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency);
 /* The same with a bandwidth of num / den bytes per second (num > 0, den > 0 and den <= 1e6: a
  * transfer's work, bytes x 1e12 x den, must fit 128 bits). */
@@ -67,5 +76,12 @@ const link_stats *link_get_stats(const link_chan *l);
 /* One side's (0 or 1): its transfers only (busy: one of them in flight). */
 const link_stats *link_get_side_stats(const link_chan *l, int side);
 int link_in_flight(const link_chan *l);
+/* Count b's busy time with a's (the two directions of one duplex link): link_busy_either of
+ * either is then the time one of them or both had a transfer in flight. a must outlive b's
+ * reads. Call before either is used. */
+void link_pair(link_chan *a, link_chan *b);
+/* The time a transfer was in flight on l or its paired channel (the union); for a channel not
+ * paired (a half-duplex link's, carrying both directions), its own busy_ps. */
+am_ps link_busy_either(const link_chan *l);
 
 #endif

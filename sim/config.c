@@ -1037,6 +1037,55 @@ static int parse_bool(const char *s, int *v)
     return -1;
 }
 
+/* Text in JSON's number form: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, which a JSON
+ * reader takes as a number, so the echo can keep it as written, every digit. Anything else
+ * (.5, 1., +1, 05, 0x10, .inf, 1_000, 1GiB) is not one. */
+static int json_number_text(const char *s)
+{
+    s += *s == '-';
+    if (*s == '0')
+        s++;
+    else if (*s >= '1' && *s <= '9')
+        while (*s >= '0' && *s <= '9')
+            s++;
+    else
+        return 0;
+    if (*s == '.') {
+        if (!(*++s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        s += *s == '+' || *s == '-';
+        if (!(*s >= '0' && *s <= '9'))
+            return 0;
+        while (*s >= '0' && *s <= '9')
+            s++;
+    }
+    return *s == 0;
+}
+
+/* The type a plain scalar of this text has (as YAML 1.1 reads the words amsim takes). */
+static cfg_typed plain_typed(const char *v)
+{
+    int b;
+    if (!v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
+        !strcmp(v, "NULL"))
+        return CFG_TYPED_NULL;
+    if (parse_bool(v, &b) == 0)
+        return b ? CFG_TYPED_TRUE : CFG_TYPED_FALSE;
+    return json_number_text(v) ? CFG_TYPED_NUMBER : CFG_TYPED_STRING;
+}
+
+cfg_typed cfg_scalar_typed(const cfg_node *n)
+{
+    if (null_scalar(n))
+        return CFG_TYPED_NULL;
+    return n->nonplain ? CFG_TYPED_STRING : plain_typed(n->value);
+}
+
 /* Edit distance for did-you-mean (keys are short; longer ones are not compared): insertions,
  * deletions, substitutions and swaps of two neighbours count one each (optimal string alignment),
  * so "hmb" is one from "hbm" and "pcei" one from "pcie" (until 2026-11-27 a swap counted two, and
@@ -3315,6 +3364,8 @@ const cfg_node *cfg_get(const cfg_node *root, const char *path)
 
 /* ---- writing ------------------------------------------------------------------------- */
 
+static void write_quoted(FILE *f, const char *s);
+
 void cfg_write_scalar(FILE *f, const char *s)
 {
     int plain = *s && strcmp(s, "-") != 0 && strncmp(s, "---", 3) != 0 &&
@@ -3322,10 +3373,14 @@ void cfg_write_scalar(FILE *f, const char *s)
     for (const char *p = s; plain && *p; p++)
         plain = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                 (*p >= '0' && *p <= '9') || strchr("_./+-", *p);
-    if (plain) {
+    if (plain)
         fputs(s, f);
-        return;
-    }
+    else
+        write_quoted(f, s);
+}
+
+static void write_quoted(FILE *f, const char *s)
+{
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -3338,11 +3393,17 @@ void cfg_write_scalar(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* One node on one line: scalar, [a, b] or {k: v}. */
-static void write_flow(FILE *f, const cfg_node *n)
+/* One node on one line: scalar, [a, b] or {k: v}. typed (the effective config): a quoted
+ * scalar that plain would read as a number, a boolean or null stays quoted, so that the run of
+ * the file echoes it as the string it was (cfg_scalar_typed); until 2026-11-28 `"0.85"` was
+ * written 0.85, and `"null"` null. The digests (write_block_canon) keep the old text. */
+static void write_flow_as(FILE *f, const cfg_node *n, int typed)
 {
     if (n->kind == CFG_SCALAR) {
-        cfg_write_scalar(f, n->value);
+        if (typed && n->nonplain && n->value[0] && plain_typed(n->value) != CFG_TYPED_STRING)
+            write_quoted(f, n->value);
+        else
+            cfg_write_scalar(f, n->value);
         return;
     }
     fputc(n->kind == CFG_MAP ? '{' : '[', f);
@@ -3353,9 +3414,14 @@ static void write_flow(FILE *f, const cfg_node *n)
             cfg_write_scalar(f, c->key);
             fputs(": ", f);
         }
-        write_flow(f, c);
+        write_flow_as(f, c, typed);
     }
     fputc(n->kind == CFG_MAP ? '}' : ']', f);
+}
+
+static void write_flow(FILE *f, const cfg_node *n)
+{
+    write_flow_as(f, n, 0);
 }
 
 /* An OPT_UINT_LIST value at opts as the value of each of its list_max places: one value is
@@ -3585,7 +3651,7 @@ static void write_block(FILE *f, const am_config *cfg, const cfg_node *map, int 
             continue;
         }
         fputc(' ', f);
-        write_flow(f, c);
+        write_flow_as(f, c, 1);
         fputc('\n', f);
         /* the preset is in the file: read back, it is not looked up again (take_preset_merged) */
         if (cfg && map == cfg->root && !strcmp(c->key, "device"))

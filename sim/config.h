@@ -232,6 +232,15 @@ typedef struct cfg_set {
  * bytes as \xHH (which the loader refuses at the value). Also the text of a sweep's map value
  * passed on as an --set value (batch.c). */
 void cfg_write_scalar(FILE *f, const char *s);
+/* How summary.json's `config` echoes a scalar (report.c): as YAML types a plain one. */
+typedef enum cfg_typed {
+    CFG_TYPED_STRING, /* names, sizes with units ("80GiB"), any quoted or block scalar */
+    CFG_TYPED_NUMBER, /* an integer or decimal in JSON's own form: echoed as written */
+    CFG_TYPED_TRUE,   /* true, yes, on in any case (the YAML 1.1 words amsim reads) */
+    CFG_TYPED_FALSE,  /* false, no, off */
+    CFG_TYPED_NULL    /* YAML's null: nothing, ~, null, Null, NULL (as the loader reads it) */
+} cfg_typed;
+cfg_typed cfg_scalar_typed(const cfg_node *n);
 /* cfg_load with positioned overrides. */
 int cfg_load_sets(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                   am_error *err);

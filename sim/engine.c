@@ -3598,6 +3598,8 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
             if (cfg->levels[L->to].transfer_granule > c->granule)
                 c->granule = cfg->levels[L->to].transfer_granule;
             c->l = c->owner ? link_create_rate(bw, den, L->latency, L->concurrency) : c[-1].l;
+            if (d == 1 && c->owner) /* a duplex link's second channel: one busy time for both */
+                link_pair(c[-1].l, c->l);
         }
     }
     if (o->placements)
@@ -3665,7 +3667,7 @@ int sim_links(const sim *s, sim_link_result *out, int max)
         const link_stats *all = link_get_stats(s->ch[i].l);
         out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
                                      shared ? link_get_side_stats(s->ch[i].l, s->ch[i].side) : all,
-                                     s->ch[i].link, shared, all};
+                                     s->ch[i].link, shared, all, link_busy_either(s->ch[i].l)};
     }
     return n;
 }

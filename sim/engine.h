@@ -184,6 +184,8 @@ typedef struct sim_link_result {
     int link;          /* index in the config's links */
     int shared;        /* half duplex between two memories: the channel is shared */
     const struct link_stats *channel; /* the channel's (== st unless shared) */
+    am_ps link_busy_ps; /* the link's: a transfer in flight either way (the union of its
+                         * directions' busy times; channel->busy_ps on a half-duplex link) */
 } sim_link_result;
 
 /* The first recorded segment event that matched no simulated device call. */

@@ -175,6 +175,12 @@ void json_ku64(json_w *w, const char *k, uint64_t v) { json_key(w, k); json_u64(
 void json_kreal(json_w *w, const char *k, double v) { json_key(w, k); json_real(w, v); }
 void json_kexact(json_w *w, const char *k, double v) { json_key(w, k); json_exact(w, v); }
 
+void json_number(json_w *w, const char *text)
+{
+    value_prefix(w);
+    fputs(text, w->f);
+}
+
 void json_knumber(json_w *w, const char *k, const char *digits)
 {
     json_key(w, k);

@@ -37,6 +37,8 @@ void json_ku64(json_w *w, const char *k, uint64_t v);
 void json_ku128(json_w *w, const char *k, am_u128 v);
 void json_kreal(json_w *w, const char *k, double v);
 void json_kexact(json_w *w, const char *k, double v);
+/* A number already in JSON's form, written as it is (a config's echo keeps its digits). */
+void json_number(json_w *w, const char *text);
 /* A number already in JSON's form (digits, perhaps a '-'): an exact figure past a double. */
 void json_knumber(json_w *w, const char *k, const char *digits);
 /* a time in seconds, every picosecond of it (units_fmt_seconds) */

@@ -355,16 +355,77 @@ static void sk_real(void *c, const char *name, double v, int is_null)
         json_real(w, v);
 }
 
-/* The effective config tree as JSON (scalars stay strings, as written), with only the keys the
- * run reads, as effective_config.yaml (cfg_key_unread): a run of that file writes the same
- * echo. Until 2026-11-27 every key was echoed, a preset's keys of other policies too (`device:
+/* The key of a link direction's entry in the summary's transfers: LINK:FROM>TO. */
+static void direction_key(char *key, size_t n, const am_config *cfg, const sim_link_result *r)
+{
+    int from = r->dir ? r->to : r->from, to = r->dir ? r->from : r->to;
+    snprintf(key, n, "%s:%s>%s", r->name, cfg->levels[from].name, cfg->levels[to].name);
+}
+
+/* One transfers entry per link, keyed by its name (the contract's `transfers`: per link bytes,
+ * count, busy_seconds, seconds), after the per-direction entries it sums: busy_seconds is the
+ * time a transfer was in flight either way (the union: link_busy_either), seconds the sum of
+ * its transfers' durations as each direction's. A name cannot hold ':' or '>' (valid_name),
+ * so it never meets a direction's key. Until 2026-11-28 only the per-direction entries. */
+static void json_links(json_w *w, const am_config *cfg, const sim_link_result *lr, int nl)
+{
+    for (int i = 0; i < nl; i++) {
+        if (lr[i].dir != 0) /* a link's first direction comes first (sim_links) */
+            continue;
+        am_u128 bytes = 0, sum = 0;
+        uint64_t count = 0;
+        int j;
+        for (j = i; j < nl && lr[j].link == lr[i].link; j++) {
+            bytes += lr[j].st->bytes;
+            count += lr[j].st->count;
+            sum += lr[j].st->sum_ps;
+        }
+        json_key(w, lr[i].name);
+        json_obj(w);
+        json_kstr(w, "link", lr[i].name);
+        json_ku128(w, "bytes", bytes);
+        json_ku64(w, "count", count);
+        json_kseconds(w, "busy_seconds", lr[i].link_busy_ps);
+        json_kseconds128(w, "seconds", sum);
+        json_key(w, "directions");
+        json_arr(w);
+        for (int k = i; k < j; k++) {
+            char key[3 * CFG_NAME_MAX + 8];
+            direction_key(key, sizeof key, cfg, &lr[k]);
+            json_str(w, key);
+        }
+        json_end_arr(w);
+        json_end_obj(w);
+    }
+}
+
+/* The effective config tree as JSON, with only the keys the run reads, as
+ * effective_config.yaml (cfg_key_unread): a run of that file writes the same echo. A scalar
+ * has the JSON type YAML gives it plain (cfg_scalar_typed): `version: 1` is 1, `allow_growth:
+ * false` false, `efficiency: 0.85` 0.85 (its digits as written), `capacity: 80GiB`, a name or a
+ * quoted scalar a string; until 2026-11-28 every scalar was a string ("1", "false"). Until
+ * 2026-11-27 every key was echoed, a preset's keys of other policies too (`device:
  * h100` under `--policy caching`: `"allow_growth": "true"`, where the rerun of its
  * effective_config.yaml echoed bfc's default, `"false"`). */
 static void tree_json(json_w *w, const am_config *cfg, const cfg_node *n)
 {
     switch (n->kind) {
     case CFG_SCALAR:
-        json_str(w, n->value);
+        switch (cfg_scalar_typed(n)) {
+        case CFG_TYPED_NUMBER:
+            json_number(w, n->value);
+            break;
+        case CFG_TYPED_TRUE:
+        case CFG_TYPED_FALSE:
+            json_bool(w, cfg_scalar_typed(n) == CFG_TYPED_TRUE);
+            break;
+        case CFG_TYPED_NULL:
+            json_null(w);
+            break;
+        case CFG_TYPED_STRING:
+            json_str(w, n->value);
+            break;
+        }
         break;
     case CFG_MAP:
         json_obj(w);
@@ -491,8 +552,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         const link_stats *st = lr[i].st;
         int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
         char key[3 * CFG_NAME_MAX + 8];
-        snprintf(key, sizeof key, "%s:%s>%s", lr[i].name, cfg->levels[from].name,
-                 cfg->levels[to].name);
+        direction_key(key, sizeof key, cfg, &lr[i]);
         json_key(&w, key);
         json_obj(&w);
         json_kstr(&w, "link", lr[i].name);
@@ -516,6 +576,7 @@ void report_json(FILE *f, sim *s, const report_trace *t)
             json_null(&w);
         json_end_obj(&w);
     }
+    json_links(&w, cfg, lr, nl);
     json_end_obj(&w);
     json_key(&w, "defrag");
     json_obj(&w);

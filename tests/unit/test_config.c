@@ -1779,6 +1779,59 @@ static void test_effective_config_reads_back(void)
     }
 }
 
+/* summary.json's `config` is the effective config (contract.md, Outputs) with YAML's types:
+ * a plain integer or decimal a JSON number written as in the text (0.850 keeps its digits),
+ * true/false and yes/no/on/off booleans, null words null; sizes with units, names and quoted
+ * scalars strings. effective_config.yaml keeps a quoted number quoted, so its run echoes the
+ * same summary.json. Until 2026-11-28 every scalar was echoed as a string ("version": "1"),
+ * and the file wrote "0.5" as 0.5. */
+static void test_config_echo_typed(void)
+{
+    const char *cfg = tu_write("echotyped.yaml",
+                               "version: 1\nmemories:\n"
+                               "  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: bfc, allow_growth: false, "
+                               "memory_fraction: \"0.5\", garbage_collection: Yes, "
+                               "region_coalescing: off}\n"
+                               "  host: {capacity: 1GiB, kind: host, "
+                               "allocator: {policy: best_fit}}\n"
+                               "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, "
+                               "efficiency: 0.850, duplex: on}\n");
+    char own[1024], args[4096], p1[1024], p2[1024];
+    snprintf(own, sizeof own, "%s/traces/gpu_train_step.trace", tu_top());
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/echotyped'", cfg, own,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p1, sizeof p1, "%s/echotyped/summary.json", tu_tmpdir());
+    char *s1 = tu_slurp(p1, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s1);
+    static const char *const want[] = {
+        "\"config\": {\n    \"version\": 1,\n", "\"capacity\": \"1GiB\",",
+        "\"policy\": \"bfc\",", "\"allow_growth\": false,", "\"memory_fraction\": \"0.5\",",
+        "\"garbage_collection\": true,", "\"region_coalescing\": false,",
+        "\"fragmentation_fraction\": 0,", "\"efficiency\": 0.850,", "\"duplex\": true,",
+        "\"spill_host\": null,", "\"kind\": \"host\",",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        CU_ASSERT_PTR_NOT_NULL(strstr(s1, want[i]));
+        if (!strstr(s1, want[i]))
+            printf("\n  no %s", want[i]);
+    }
+    snprintf(p2, sizeof p2, "%s/echotyped/effective_config.yaml", tu_tmpdir());
+    char *eff = tu_slurp(p2, NULL);
+    CU_ASSERT(eff && strstr(eff, "memory_fraction: \"0.5\"\n") &&
+              strstr(eff, "efficiency: 0.850\n"));
+    free(eff);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s/echotyped.again'", p2, own,
+             tu_tmpdir());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p2, sizeof p2, "%s/echotyped.again/summary.json", tu_tmpdir());
+    char *s2 = tu_slurp(p2, NULL);
+    CU_ASSERT(s2 && strcmp(s1, s2) == 0);
+    free(s1);
+    free(s2);
+}
+
 /* Run `run -q -c CFG -t TRACE -o OUT`, then read OUT/effective_config.yaml back from OUT, which
  * has no devices/ folder: it must run, warn about nothing and write the same summary.json. */
 static void effcfg_reads_back_alone(const char *cfg, const char *trace, const char *out)
@@ -2033,6 +2086,7 @@ void suite_config(void)
              {"warnings in the order of the file; --set and defrag keys ignored",
               test_warnings_in_file_order},
              {"one form for numbers of every type", test_number_forms},
+             {"summary.json's config echo has YAML's types", test_config_echo_typed},
              {"other_policy_keys", test_other_policy_keys},
              {"values of other policies' keys checked as theirs", test_other_policy_values},
              {"the option at a dotted path, its values as the config reads them", test_path_opt},

@@ -1896,6 +1896,83 @@ static void test_half_duplex_outputs(void)
     free(out);
 }
 
+/* link.c: two channels paired as one duplex link's directions (link_pair) count the link's
+ * busy time once where both carry a transfer (the union), each its own busy_ps still. */
+static void test_link_pair_busy(void)
+{
+    link_chan *a = link_create(1000000000000ULL, 0, 0), *b = link_create(1000000000000ULL, 0, 0);
+    link_pair(a, b);
+    link_done d[4];
+    link_submit(a, 0, 1000, 1);   /* a busy [0, 1000) */
+    link_submit(b, 500, 1000, 2); /* b busy [500, 1500): overlaps a for 500 ps */
+    CU_ASSERT_EQUAL(link_advance(a, 1000, d, 4), 1);
+    CU_ASSERT_EQUAL(link_advance(b, 1500, d, 4), 1);
+    link_submit(a, 3000, 500, 3); /* a gap of 1500 ps, then [3000, 3500) */
+    CU_ASSERT_EQUAL(link_advance(a, 3500, d, 4), 1);
+    CU_ASSERT_EQUAL(link_get_stats(a)->busy_ps, 1500);
+    CU_ASSERT_EQUAL(link_get_stats(b)->busy_ps, 1000);
+    CU_ASSERT_EQUAL(link_busy_either(a), 2000);
+    CU_ASSERT_EQUAL(link_busy_either(b), 2000);
+    link_destroy(b);
+    link_destroy(a);
+    /* unpaired: its own busy time, an open period up to its clock too */
+    link_chan *c = link_create(1000000000000ULL, 0, 0);
+    link_submit(c, 100, 1000, 1);
+    CU_ASSERT_EQUAL(link_advance(c, 600, d, 4), 0);
+    CU_ASSERT_EQUAL(link_busy_either(c), 500);
+    CU_ASSERT_EQUAL(link_advance(c, 2000, d, 4), 1);
+    CU_ASSERT_EQUAL(link_busy_either(c), link_get_stats(c)->busy_ps);
+    CU_ASSERT_EQUAL(link_busy_either(c), 1000);
+    link_destroy(c);
+}
+
+/* The summary's transfers has, beside its per-direction entries (kept as they were), one entry
+ * per link by its name (contract.md, Outputs: per link bytes, count, busy_seconds, seconds):
+ * bytes, count and seconds summed over the directions, busy_seconds the time either direction
+ * carried a transfer (the union: 30.382353 us here, where the directions' add to 40.76 us), its
+ * directions' keys. On a half-duplex link busy_seconds is channel_busy_seconds. Until
+ * 2026-11-28 transfers["pcie"] was missing. */
+static void test_transfers_per_link(void)
+{
+    const char *d = tu_tmpdir();
+    const char *tr = tu_write("xfl.trace", "amsim-trace v1\n"
+                              "transfer hbm host 1000000 stream=1\n"
+                              "transfer host hbm 1000000 stream=2 at=10us\n");
+    char args[4096], p[600];
+    snprintf(args, sizeof args, "run -q -c %s/configs/devices/h100.yaml -t %s --json %s/xfl.json",
+             tu_top(), tr, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/xfl.json", d);
+    char *out = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie:hbm>host\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"from\": \"hbm\",\n      \"to\": \"host\",\n"
+                                       "      \"bytes\": 1000000,\n      \"count\": 1,\n"
+                                       "      \"busy_seconds\": 0.000020382353,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"bytes\": 2000000,\n      \"count\": 2,\n"
+                                       "      \"busy_seconds\": 0.000030382353,\n"
+                                       "      \"seconds\": 0.000040764706,\n"
+                                       "      \"directions\": [\n        \"pcie:host>hbm\",\n"
+                                       "        \"pcie:hbm>host\"\n      ]\n    }"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"hbm_copy\": {\n      \"link\": \"hbm_copy\",\n"
+                                       "      \"bytes\": 0,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"directions\": [\n        \"hbm_copy:hbm>hbm\"\n      ]"));
+    free(out);
+    snprintf(args, sizeof args, "run -q -c %s/configs/devices/h100.yaml -t %s --json %s/xfl2.json "
+             "--set links.pcie.duplex=false", tu_top(), tr, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(p, sizeof p, "%s/xfl2.json", d);
+    out = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    /* one channel: the second waits for no one but shares it from 10 us, to 38.764706 us */
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"channel_busy_seconds\": 0.000038764706,"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"bytes\": 2000000,\n      \"count\": 2,\n"
+                                       "      \"busy_seconds\": 0.000038764706,"));
+    free(out);
+}
+
 /* A sampled timeline (report.timeline_interval > 0) samples each level on its own: per level
  * and period [kT, (k+1)T) of the host clock, the row of its last allocation or free in the
  * period. All levels used to share one sampling clock, so the level with the first event after
@@ -2451,6 +2528,7 @@ void suite_engine(void)
              {"deterministic outputs", test_determinism},
              {"sampled timeline: every level on its own", test_timeline_sampled_per_level},
              {"link model arithmetic", test_link_model},
+             {"paired channels count a link's busy time once", test_link_pair_busy},
              {"link sharing exact to the picosecond", test_link_sharing_exact},
              {"link queue taken at exact completions", test_link_queue_exact},
              {"link queue against an exact one-at-a-time model", test_link_queue_random},
@@ -2459,6 +2537,7 @@ void suite_engine(void)
              {"totals past 2^64 bytes or ps are exact", test_totals_past_2_64},
              {"half-duplex link: outputs per direction and for the shared channel",
               test_half_duplex_outputs},
+             {"transfers has an entry per link beside its directions", test_transfers_per_link},
              {"look-ahead: same results read ahead or not", test_lookahead_same_results},
              {"more than 1024 distinct streams refused", test_distinct_stream_limit});
 }
