@@ -657,7 +657,7 @@ static int value_match(const char *pat, const char *v, int is_trace);
  * and ~ quoted, turning both around; until 2026-11-28 an axis value was passed through it). */
 static void set_scalar(FILE *f, const char *t, int nonplain)
 {
-    if (!strcmp(t, "~") || !strcmp(t, "null") || !strcmp(t, "Null") || !strcmp(t, "NULL"))
+    if (cfg_null_word(t))
         fprintf(f, nonplain ? "\"%s\"" : "%s", t);
     else
         cfg_write_scalar(f, t);

@@ -193,11 +193,15 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
  * quoted "~" or 'null', or a block scalar (|- or >-) holding one, is a string. Until 2026-11-28
  * `allocator: "~"` was read as null, an empty map, while `allocator: none` was refused
  * ("expected a map, not a scalar"); until 2026-11-28 (later) a block scalar still was. */
+int cfg_null_word(const char *v)
+{
+    return !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") || !strcmp(v, "NULL");
+}
+
 static int null_scalar(const cfg_node *n)
 {
     const char *v = n->value;
-    return !v[0] || (!n->nonplain && (!strcmp(v, "~") || !strcmp(v, "null") ||
-                                      !strcmp(v, "Null") || !strcmp(v, "NULL")));
+    return !v[0] || (!n->nonplain && cfg_null_word(v));
 }
 
 /* A null ("key:" with nothing after it, "key: ~", "key: null", "key: ''") where a map is
@@ -1071,8 +1075,7 @@ static int json_number_text(const char *s)
 static cfg_typed plain_typed(const char *v)
 {
     int b;
-    if (!v[0] || !strcmp(v, "~") || !strcmp(v, "null") || !strcmp(v, "Null") ||
-        !strcmp(v, "NULL"))
+    if (!v[0] || cfg_null_word(v))
         return CFG_TYPED_NULL;
     if (parse_bool(v, &b) == 0)
         return b ? CFG_TYPED_TRUE : CFG_TYPED_FALSE;

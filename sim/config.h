@@ -318,6 +318,10 @@ const char *cfg_suggest(const char *name, const char *const *cands);
 int cfg_is_top_key(const char *k);
 /* Whether k is a top-level key of a sweep's that no config has (base, traces, axes, ...). */
 int cfg_is_sweep_key(const char *k);
+/* Whether v is one of YAML's null words (~, null, Null, NULL): null when written plain, a
+ * string in any other style. One list for the loader, the summary's config echo and the
+ * overrides a sweep writes. */
+int cfg_null_word(const char *v);
 /* Index of a level by name, or -1. */
 int cfg_level_index(const am_config *cfg, const char *name, size_t len);
 /* The level names, comma-separated ("hbm, host"), into buf (cut to n). */

@@ -643,10 +643,6 @@ static long long run_peak_live(const char *config, const char *tpath, const char
     return v;
 }
 
-/* native -> lifetime CSV keeps the workload: the CSV replays at the trace's peak live bytes. A
- * donor used to live to the end of the trace (peak 8388608 instead of 4194304), and a buffer a
- * transfer's into= allocates was dropped with its free; what a CSV cannot hold (a two-phase
- * free with allocations between its phases) is refused, naming both peaks. */
 /* --to csv with ids that never run in sequence (each its own interval of the seen-id set, a
  * tree of many nodes, freed in one walk since 2026-11-28): every buffer is written, in
  * allocation order, and an id that comes back after its free is a new buffer. Under make asan a
@@ -732,6 +728,10 @@ static void test_snapshot_declares_once(void)
     free(errout);
 }
 
+/* native -> lifetime CSV keeps the workload: the CSV replays at the trace's peak live bytes. A
+ * donor used to live to the end of the trace (peak 8388608 instead of 4194304), and a buffer a
+ * transfer's into= allocates was dropped with its free; what a CSV cannot hold (a two-phase
+ * free with allocations between its phases) is refused, naming both peaks. */
 static void test_csv_peak_live(void)
 {
     char cfg[1024], spill[1024];
