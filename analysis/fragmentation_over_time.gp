@@ -1,5 +1,6 @@
 # fragmentation_over_time.gp - free share of reserved memory over time, 1 - allocated/reserved,
-# one line per run (policy). Same inputs as memory_over_time.gp (files, titles, out, ttl).
+# one line per run (policy). Same inputs as memory_over_time.gp (files, titles or title1..,
+# out, ttl).
 if (!exists("ttl")) ttl = "fragmentation over time"
 # The palette (colors, color(i)), shared with the other timeline script: timeline_palette.gp
 # from this script's folder, analysis_dir (ending in /), which amsim report sets (it runs
@@ -20,7 +21,4 @@ set key outside right top
 # when the data span none, e.g. a trace of makespan 0, where gnuplot warns "empty x range")
 if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
 set grid
-# line i's title: title1, title2, ... as written when set (amsim report sets them: a
-# policy name may hold blanks or quotes), else word i of titles
-tt(i) = exists(sprintf("title%d", i)) ? value(sprintf("title%d", i)) : word(titles, i)
 plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? 100*(1 - $4/$3) : 1/0) with steps lw 2 lc rgb color(i) title tt(i)

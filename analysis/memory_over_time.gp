@@ -24,8 +24,5 @@ set key outside right top
 if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
 if (exists("ymax")) set yrange [0:ymax]
 set grid
-# line i's title: title1, title2, ... as written when set (amsim report sets them: a
-# policy name may hold blanks or quotes), else word i of titles
-tt(i) = exists(sprintf("title%d", i)) ? value(sprintf("title%d", i)) : word(titles, i)
 plot for [i=1:words(files)] word(files, i) using 1:($3/1048576) with steps lw 2 lc rgb color(i) title tt(i)." reserved", \
      for [i=1:words(files)] word(files, i) using 1:($2/1048576) with steps lw 1 dt 2 lc rgb color(i) title tt(i)." live"

@@ -355,10 +355,18 @@ static void sk_real(void *c, const char *name, double v, int is_null)
         json_real(w, v);
 }
 
+/* The levels a link direction's transfers go from and to. */
+static void link_ends(const sim_link_result *r, int *from, int *to)
+{
+    *from = r->dir ? r->to : r->from;
+    *to = r->dir ? r->from : r->to;
+}
+
 /* The key of a link direction's entry in the summary's transfers: LINK:FROM>TO. */
 static void direction_key(char *key, size_t n, const am_config *cfg, const sim_link_result *r)
 {
-    int from = r->dir ? r->to : r->from, to = r->dir ? r->from : r->to;
+    int from, to;
+    link_ends(r, &from, &to);
     snprintf(key, n, "%s:%s>%s", r->name, cfg->levels[from].name, cfg->levels[to].name);
 }
 
@@ -416,8 +424,10 @@ static void tree_json(json_w *w, const am_config *cfg, const cfg_node *n)
             json_number(w, n->value);
             break;
         case CFG_TYPED_TRUE:
+            json_bool(w, 1);
+            break;
         case CFG_TYPED_FALSE:
-            json_bool(w, cfg_scalar_typed(n) == CFG_TYPED_TRUE);
+            json_bool(w, 0);
             break;
         case CFG_TYPED_NULL:
             json_null(w);
@@ -550,7 +560,8 @@ void report_json(FILE *f, sim *s, const report_trace *t)
     json_obj(&w);
     for (int i = 0; i < nl; i++) {
         const link_stats *st = lr[i].st;
-        int from = lr[i].dir ? lr[i].to : lr[i].from, to = lr[i].dir ? lr[i].from : lr[i].to;
+        int from, to;
+        link_ends(&lr[i], &from, &to);
         char key[3 * CFG_NAME_MAX + 8];
         direction_key(key, sizeof key, cfg, &lr[i]);
         json_key(&w, key);

@@ -302,8 +302,9 @@ static int parse_num(const char *s, double *v) { return rtable_num(s, v) == 0 ? 
  * number up to 2^64 in full, as 2147483648, not 2.14748e+09 (until 2026-11-25 every value was
  * %.6g), and without decimals; another number of bytes or a count (a mean, sd or interval end,
  * below 2^53: a double from there on is whole) with two decimals, whole bytes and hundredths
- * exact, unless below 0.005; any other value below 2^64 with 6 significant digits; a magnitude beyond 2^64 with the fewest
- * significant digits that read back as the same double, as the JSON gives it (1e+70 B). Until
+ * exact, unless below 0.005; any other value below 2^64 with 6 significant digits; a magnitude
+ * beyond 2^64 with the fewest significant digits that read back as the same double, as the JSON
+ * gives it (1e+70 B). Until
  * 2026-11-27 the rule broke from 2^53: a unitless whole number took 6 digits (9.0072e+15 beside
  * 9007199254740978 in one row), a byte count two decimals (18446744073709551616.00 B), and
  * from about 1e63 that %.2f was cut to the 64-byte cell: 1e70 printed a wrong 63-digit integer

@@ -98,9 +98,10 @@ int units_factor_values(units_kind kind, const char *from, const char *to, const
  * min_digits above 1 keeps %g's fixed notation for larger whole numbers (6: 100000, not
  * 1e+05). */
 char *units_fmt_shortest(char *buf, size_t n, double v, int min_digits);
-/* The same with min_digits 1, read back with units_real, the options' own reader, rather than
- * strtod (which may differ from it by an ulp at 17 digits): the form in which a message quotes
- * an option's real value as written (2.0 as "2"). */
+/* The same with min_digits 1, read back with units_real, the options' own reader (strtod_l in
+ * the C locale since 2026-11-28; until then its own scaling, which could differ from strtod by
+ * an ulp at 17 digits): the form in which a message quotes an option's real value as written
+ * (2.0 as "2"). */
 char *units_fmt_real(char *buf, size_t n, double v);
 
 /* Printing with units into buf (returns buf): "80.00 GiB", "1.50 MiB", "512 B"; the unit is
