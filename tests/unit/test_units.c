@@ -347,6 +347,11 @@ static void test_u64_and_real(void)
     CU_ASSERT(units_real("0.5000000000000000000000000", &d, NULL) == 0 && d == 0.5);
     CU_ASSERT(units_real("123456789012345678901234567890e-29", &d, NULL) == 0 &&
               d == 1.2345678901234567890123456789);
+    /* a tie rounds to even; a digit past the 26th that breaks the tie rounds up (until
+     * 2026-11-28 dropped: read as the tie, 9007199254740992) */
+    CU_ASSERT(units_real("9007199254740993", &d, NULL) == 0 && d == 9007199254740992.0);
+    CU_ASSERT(units_real("9007199254740993.0000000000000000001", &d, NULL) == 0 &&
+              d == 9007199254740994.0);
 }
 
 /* units_real gives strtod's correctly rounded double for random plain and scientific decimals
