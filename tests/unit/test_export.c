@@ -196,6 +196,36 @@ static void test_chrome_link_queueing(void)
     free(j);
 }
 
+/* Every stream an operation can queue on (FORMAT.md: 0..65535) has its track's name and sort
+ * index. Until 2026-11-28 only streams below 4096 had them: stream 4096 got neither. */
+static void test_chrome_streams_named(void)
+{
+    const char *tr = tu_write("s4096.trace", "amsim-trace v1\ncompute 1us stream=4095\n"
+                                             "compute 1us stream=4096\ncompute 1us stream=65535\n"
+                                             "compute 1us stream=4096\n");
+    char args[2048], js[512];
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "stream 4095: 1 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "stream 4096: 2 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "stream 65535: 1 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "tid ") == NULL); /* no track without a name */
+    free(t);
+    snprintf(js, sizeof js, "%s/tracks.json", tu_tmpdir());
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_FATAL(j != NULL);
+    static const char *const want[] = {"4095", "4096", "65535"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char sort[160], *first;
+        snprintf(sort, sizeof sort, "\"tid\":%s,\"args\":{\"sort_index\":%s}}", want[i],
+                 want[i]);
+        CU_ASSERT((first = strstr(j, sort)) != NULL && !strstr(first + 1, sort)); /* once */
+    }
+    free(j);
+}
+
 /* No track of the shipped examples has overlapping slices (transfers sharing a link go to
  * lanes). */
 static void test_chrome_no_overlap(void)
@@ -2020,6 +2050,8 @@ void suite_export(void)
              {"chrome trace: host runtime actions on their own track", test_chrome_host_track},
              {"chrome trace: link slices when the link carried them", test_chrome_link_queueing},
              {"chrome trace: no track has overlapping slices", test_chrome_no_overlap},
+             {"chrome trace: every stream 0..65535 has a track name and sort index",
+              test_chrome_streams_named},
              {"pytorch snapshot reads back with the same events", test_snapshot},
              {"pytorch snapshot: integers from 2^63 written exactly", test_snapshot_big_ints},
              {"pytorch snapshot: a compaction's frees before its allocations",
