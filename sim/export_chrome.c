@@ -34,6 +34,12 @@
 #define AM_CHROME_LINK_TID 1000000u
 #define AM_CHROME_HOST_TID 999999u /* above every stream number (engine.c: below 65536) */
 #define CHROME_LANES 64 /* lanes per link channel; past them slices share the last free one */
+/* A channel's name "LINK FROM>TO": three names of up to CFG_NAME_MAX - 1 characters, a space,
+ * a '>' and the NUL; its tracks' names add "link ", " #64" and " (half duplex)". Until
+ * 2026-11-28 the name had 2 * CFG_NAME_MAX + 16 bytes, so with 63-character names it was cut
+ * at 143 ("l...l h...h>AAAAAAAAAAAAAAA"). */
+#define CHROME_CHAN_NAME (3 * (CFG_NAME_MAX - 1) + 3)
+#define CHROME_TRACK_NAME (CHROME_CHAN_NAME + sizeof "link  #64 (half duplex)")
 
 struct chrome_exp {
     outfile *o;
@@ -41,7 +47,7 @@ struct chrome_exp {
     const am_config *cfg;
     sim_observer obs;
     int first;                                  /* no event written yet */
-    char chan_name[2 * CFG_MAX_LINKS][2 * CFG_NAME_MAX + 16];
+    char chan_name[2 * CFG_MAX_LINKS][CHROME_CHAN_NAME];
     int nchan;
     am_ps lane_end[2 * CFG_MAX_LINKS][CHROME_LANES]; /* end of each lane's last slice */
     unsigned char nlanes[2 * CFG_MAX_LINKS];     /* lanes used (and named) per channel */
@@ -121,7 +127,7 @@ static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
     if (best < n)
         return best;
     if (n < CHROME_LANES) {
-        char t[2 * CFG_NAME_MAX + 60], lane[16] = "";
+        char t[CHROME_TRACK_NAME], lane[16] = "";
         if (n > 0)
             snprintf(lane, sizeof lane, " #%u", n + 1);
         snprintf(t, sizeof t, "link %s%s%s", x->chan_name[chan], lane,
