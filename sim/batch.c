@@ -1702,19 +1702,36 @@ static int gen_kind_check(ydoc *y, yaml_node_t *n, const char *kind, am_error *e
                  SHOW(q, kind), hint, list);
 }
 
-/* The traces a pattern added (from index before on) that a matrix.tsv field cannot hold: a tab
- * or a newline in the name would split its row (until 2026-11-27 the runs ran, then every
- * results.csv build failed with "matrix.tsv: bad line for run 1"). -1 with err at the pattern,
- * which check and batch read alike. */
+/* The first byte of s that a matrix.tsv line cannot hold, NULL when none: every C0 control
+ * and DEL, the tab too unless tabs_ok (a line's field separator, which a field cannot hold).
+ * The one predicate the sweep's trace check and the matrix.tsv reader share, so that what
+ * check and batch pass reads back (until 2026-11-28 the check refused only tab and newline, and
+ * a name with an ESC, a carriage return or a DEL ran, then every results.csv build failed). */
+static const char *tsv_bad_byte(const char *s, int tabs_ok)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        if ((*c < 0x20 && !(tabs_ok && *c == '\t')) || *c == 0x7f)
+            return (const char *)c;
+    return NULL;
+}
+
+/* The traces a pattern added (from index before on) that a matrix.tsv field cannot hold
+ * (tsv_bad_byte): a tab or a newline in the name would split its row, any other control byte
+ * is refused by the reader (until 2026-11-27 the runs ran, then every results.csv build failed
+ * with "matrix.tsv: bad line for run 1"; until 2026-11-28 the same for the other controls).
+ * -1 with err at the pattern, which check and batch read alike. */
 static int trace_names_tsv(const sweep *s, ydoc *y, yaml_node_t *n, const char *pat, int before,
                            am_error *err)
 {
-    char q[SHOWN_MAX], q2[SHOWN_MAX]; /* shown with \x09 and \x0a */
-    for (int i = before; i < s->traces.n; i++)
-        if (strpbrk(s->trace_disp.v[i], "\t\n"))
-            return yfail(err, y, n, "traces: '%s' names %s, whose name has a tab or a newline: "
-                         "rename the file (a study's matrix.tsv is tab-separated lines)",
-                         SHOW(q, pat), SHOW(q2, s->trace_disp.v[i]));
+    char q[SHOWN_MAX], q2[SHOWN_MAX]; /* shown with \x09, \x0a, \x1b... */
+    for (int i = before; i < s->traces.n; i++) {
+        const char *bad = tsv_bad_byte(s->trace_disp.v[i], 0);
+        if (bad)
+            return yfail(err, y, n, "traces: '%s' names %s, whose name has a control byte "
+                         "(0x%02x): rename the file (a study's matrix.tsv is tab-separated "
+                         "lines of plain text)", SHOW(q, pat), SHOW(q2, s->trace_disp.v[i]),
+                         (unsigned char)*bad);
+    }
     return 0;
 }
 
@@ -4665,20 +4682,20 @@ static int matrix_count_read(const char *p, const char *line, int *total, am_err
     return 0;
 }
 
-/* 0 when matrix.tsv's line (number lineno) holds no control byte but its tabs, else -1 with
- * err at the byte: amsim writes tab-separated fields and a newline alone. Until 2026-11-27 a
- * carriage return (a CRLF line end from an editor or a copy) passed: at a run line's end it
+/* 0 when matrix.tsv's line (number lineno) holds no control byte but its tabs (tsv_bad_byte,
+ * as the sweep's trace check), else -1 with err at the byte: amsim writes tab-separated fields
+ * and a newline alone. Until 2026-11-27 a carriage return (a CRLF line end from an editor or a copy) passed: at a run line's end it
  * became part of the key, so --merge marked the finished run 'missing' and a rerun said the
  * sweep had changed, running nothing. */
 static int matrix_line_plain(const char *p, const char *line, int lineno, am_error *err)
 {
-    for (const unsigned char *c = (const unsigned char *)line; *c; c++)
-        if ((*c < 0x20 && *c != '\t') || *c == 0x7f)
-            return am_fail_at(err, p, (unsigned long)lineno,
-                              (unsigned long)(c - (const unsigned char *)line) + 1,
-                              "control byte 0x%02x%s in the line (a matrix.tsv line is "
-                              "tab-separated fields ended by a newline alone)", *c,
-                              *c == '\r' ? " (a carriage return: a CRLF line end?)" : "");
+    const unsigned char *c = (const unsigned char *)tsv_bad_byte(line, 1);
+    if (c)
+        return am_fail_at(err, p, (unsigned long)lineno,
+                          (unsigned long)(c - (const unsigned char *)line) + 1,
+                          "control byte 0x%02x%s in the line (a matrix.tsv line is "
+                          "tab-separated fields ended by a newline alone)", *c,
+                          *c == '\r' ? " (a carriage return: a CRLF line end?)" : "");
     return 0;
 }
 

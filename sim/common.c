@@ -19,6 +19,38 @@ int am_c1_at(const unsigned char *p, size_t len)
     return len >= 2 && p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f ? p[1] : -1;
 }
 
+int am_utf8_len(const unsigned char *p)
+{
+    if (p[0] < 0x80)
+        return 1;
+    /* the lead byte's length and the range its first continuation byte must be in, which
+     * rules out overlong forms, surrogates and code points past U+10FFFF (RFC 3629 table) */
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf;
+    if (p[0] >= 0xc2 && p[0] <= 0xdf)
+        n = 2;
+    else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+        n = 3;
+        if (p[0] == 0xe0)
+            lo = 0xa0;
+        else if (p[0] == 0xed)
+            hi = 0x9f;
+    } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+        n = 4;
+        if (p[0] == 0xf0)
+            lo = 0x90;
+        else if (p[0] == 0xf4)
+            hi = 0x8f;
+    } else
+        return 0;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++) /* a NUL ends the check: it is no continuation byte */
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
 /* am_escape_controls, and with keep_tab_nl 0 am_escape_name: tab and newline escaped too. */
 static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl)
 {

@@ -89,6 +89,11 @@ void am_fmt_pos(char *out, size_t cap, unsigned long line, unsigned long col);
  * the len bytes at p start with, or -1 when they start with none: the check every reader makes
  * of text it refuses control characters in, as it does C0 ones. */
 int am_c1_at(const unsigned char *p, size_t len);
+/* The length (1 to 4) of the well-formed UTF-8 character NUL-terminated p starts with, 0 when
+ * its bytes are none (a stray continuation byte, a cut or overlong sequence, a surrogate, past
+ * U+10FFFF; RFC 3629): how outputs that declare UTF-8 (JSON, report.html) find the bytes to
+ * escape. */
+int am_utf8_len(const unsigned char *p);
 /* src into out (cap bytes, cut there), its control bytes (below 0x20 but tab and newline, and
  * 0x7f) written \xHH, and C1 controls (UTF-8 C2 80..C2 9F) as \xc2\xHH; every am_fail*
  * message is passed through it. */

@@ -33,8 +33,13 @@
 
 #define AM_CHROME_LINK_TID 1000000u
 #define AM_CHROME_HOST_TID 999999u /* above every stream number (engine.c: below 65536) */
-#define CHROME_MAX_STREAMS_NAMED 4096 /* streams beyond this still get slices, no name */
 #define CHROME_LANES 64 /* lanes per link channel; past them slices share the last free one */
+/* A channel's name "LINK FROM>TO": three names of up to CFG_NAME_MAX - 1 characters, a space,
+ * a '>' and the NUL; its tracks' names add "link ", " #64" and " (half duplex)". Until
+ * 2026-11-28 the name had 2 * CFG_NAME_MAX + 16 bytes, so with 63-character names it was cut
+ * at 143 ("l...l h...h>AAAAAAAAAAAAAAA"). */
+#define CHROME_CHAN_NAME (3 * (CFG_NAME_MAX - 1) + 3)
+#define CHROME_TRACK_NAME (CHROME_CHAN_NAME + sizeof "link  #64 (half duplex)")
 
 struct chrome_exp {
     outfile *o;
@@ -42,12 +47,15 @@ struct chrome_exp {
     const am_config *cfg;
     sim_observer obs;
     int first;                                  /* no event written yet */
-    char chan_name[2 * CFG_MAX_LINKS][2 * CFG_NAME_MAX + 16];
+    char chan_name[2 * CFG_MAX_LINKS][CHROME_CHAN_NAME];
     int nchan;
     am_ps lane_end[2 * CFG_MAX_LINKS][CHROME_LANES]; /* end of each lane's last slice */
     unsigned char nlanes[2 * CFG_MAX_LINKS];     /* lanes used (and named) per channel */
     unsigned char half[2 * CFG_MAX_LINKS];       /* a direction of a half-duplex link */
-    unsigned char stream_named[CHROME_MAX_STREAMS_NAMED];
+    /* a bit per stream an operation can queue on (SIM_MAX_STREAMS, all of FORMAT.md's 0..65535):
+     * until 2026-11-28 only streams below 4096 were tracked, and those above got no track name
+     * or sort index */
+    unsigned char stream_named[SIM_MAX_STREAMS / 8];
     int host_named;                             /* the host runtime track has its name */
 };
 
@@ -77,11 +85,12 @@ static void ch_thread_name(chrome_exp *x, uint32_t tid, const char *name, uint32
 static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
 {
     chrome_exp *x = ctx;
-    if (stream < CHROME_MAX_STREAMS_NAMED && !x->stream_named[stream]) {
+    unsigned char bit = (unsigned char)(1u << (stream % 8));
+    if (stream < SIM_MAX_STREAMS && !(x->stream_named[stream / 8] & bit)) {
         char n[32];
         snprintf(n, sizeof n, "stream %" PRIu32, stream);
         ch_thread_name(x, stream, n, stream);
-        x->stream_named[stream] = 1;
+        x->stream_named[stream / 8] |= bit;
     }
     int is_link = chan >= 0 && chan < x->nchan;
     const char *name = chan < 0 ? "compute" : is_link ? x->chan_name[chan] : "transfer";
@@ -118,7 +127,7 @@ static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
     if (best < n)
         return best;
     if (n < CHROME_LANES) {
-        char t[2 * CFG_NAME_MAX + 60], lane[16] = "";
+        char t[CHROME_TRACK_NAME], lane[16] = "";
         if (n > 0)
             snprintf(lane, sizeof lane, " #%u", n + 1);
         snprintf(t, sizeof t, "link %s%s%s", x->chan_name[chan], lane,

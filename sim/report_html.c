@@ -41,14 +41,36 @@
 
 static const char *prog = "amsim report";
 
+/* src as the page shows it, malloc'd: its control bytes escaped as the text tables and
+ * messages write them (am_escape_dup: C0 controls, tab and newline among them, and DEL as \xHH,
+ * a C1 control as \xc2\xHH), and each byte that starts no well-formed UTF-8 character
+ * (am_utf8_len: a results.csv cell's 0xff, a Latin-1 file name) as \xHH too, since the page
+ * declares utf-8 (until 2026-11-28 such bytes went into the page and its SVG raw). */
+static char *page_dup(const char *src)
+{
+    char *esc = am_escape_dup(src), *out = am_malloc(4 * strlen(esc) + 1), *o = out;
+    for (const unsigned char *u = (const unsigned char *)esc; *u;) {
+        int n = am_utf8_len(u);
+        if (n == 0) {
+            o += sprintf(o, "\\x%02x", *u++);
+            continue;
+        }
+        memcpy(o, u, (size_t)n);
+        o += n;
+        u += n;
+    }
+    *o = 0;
+    free(esc);
+    return out;
+}
+
 /* Text from results.csv or the command line (a cell, a column, a level, DIR, a caption built
- * from them) as the page shows it: its control bytes first escaped as the text tables and
- * messages write them (am_escape_dup: C0 controls, tab and newline among them, and DEL as \xHH, a
- * C1 control as \xc2\xHH), then &, <, > and " as entities. Until 2026-11-27 control bytes
- * went into the page raw (an ESC, a C1 CSI), as the text tables wrote them before. */
+ * from them) as the page shows it (page_dup), then &, <, > and " as entities. Until 2026-11-27
+ * control bytes went into the page raw (an ESC, a C1 CSI), as the text tables wrote them
+ * before. */
 static void html_esc(FILE *f, const char *src)
 {
-    char *esc = am_escape_dup(src);
+    char *esc = page_dup(src);
     for (const char *s = esc; *s; s++) {
         switch (*s) {
         case '<': fputs("&lt;", f); break;
@@ -80,13 +102,13 @@ typedef struct ctx {
 
 /* Words for gnuplot: no whitespace, quotes or control bytes inside, as gnuplot's word() splits
  * a list at any whitespace and reads quotes in it. A control byte is written as the tables and
- * messages write it (am_escape_name: a newline is \x0a), a space, tab or quote as '_' (until
+ * messages write it (page_dup: a newline is \x0a), a space, tab or quote as '_' (until
  * 2026-11-27 a newline or other control byte went in raw: a value "ca\nch" became two words and
  * every later title or axis value moved one place). The list they are joined into is still
  * handed over as a gp_lit() literal, so a backslash stays a backslash. */
 static void word(char *dst, size_t n, const char *src)
 {
-    char *esc = am_escape_dup(src);
+    char *esc = page_dup(src);
     size_t k = 0;
     for (const char *s = esc; *s && k + 1 < n; s++)
         dst[k++] = (*s == ' ' || *s == '"' || *s == '\'') ? '_' : *s;
@@ -95,7 +117,7 @@ static void word(char *dst, size_t n, const char *src)
 }
 
 /* A gnuplot single-quoted string literal of src, quotes included: a quote doubled, control
- * bytes escaped as the page writes them (am_escape_dup: \x1b, a C1 control \xc2\x9b; a
+ * bytes escaped as the page writes them (page_dup: \x1b, a C1 control \xc2\x9b; a
  * backslash is no escape in single quotes, so the title shows them so). Single quotes, because
  * gnuplot substitutes `command` output inside double-quoted strings; a plot title shows the
  * text as written (until 2026-11-27 titles went through word(), so `a,b "q".trace` was titled
@@ -106,7 +128,7 @@ static void gp_str(char *dst, size_t n, const char *src)
     size_t k = 0;
     if (n < 3)
         return;
-    char *esc = am_escape_dup(src);
+    char *esc = page_dup(src);
     dst[k++] = '\'';
     for (const char *s = esc; *s && k + 3 < n; s++) {
         if (*s == '\'')
@@ -157,11 +179,11 @@ static int gp_set(char *dst, size_t n, const char *name, const char *val)
     return 0;
 }
 
-/* gp_set of val as the page shows it: its control bytes escaped (am_escape_dup), since
+/* gp_set of val as the page shows it: its control bytes escaped (page_dup), since
  * gp_lit keeps them exact and gnuplot would write them raw into the SVG. */
 static int gp_set_shown(char *dst, size_t n, const char *name, const char *val)
 {
-    char *shown = am_escape_dup(val);
+    char *shown = page_dup(val);
     int rc = gp_set(dst, n, name, shown);
     free(shown);
     return rc;
@@ -543,12 +565,12 @@ static void ctx_free(ctx *c)
 }
 
 
-/* A bar's label, malloc'd: the policy as written (its control bytes escaped, am_escape_dup) and,
+/* A bar's label, malloc'd: the policy as written (its control bytes escaped, page_dup) and,
  * when some of its runs ran out of memory (and were left out), how many: "bfc (OOM in 1 of 2)".
  * Until 2026-11-27 it went through word(), "bfc_(OOM_in_1_of_2)". */
 static char *bar_label(const char *policy, int oom_runs, int runs)
 {
-    char *esc = am_escape_dup(policy), *lab = am_malloc(strlen(esc) + 64);
+    char *esc = page_dup(policy), *lab = am_malloc(strlen(esc) + 64);
     if (oom_runs)
         sprintf(lab, "%s (OOM in %d of %d)", esc, oom_runs, runs);
     else
@@ -567,7 +589,7 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
 static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
 {
     char ttl[200];
-    char *level = am_escape_dup(c->level); /* the title shows it as the page does */
+    char *level = page_dup(c->level); /* the title shows it as the page does */
     snprintf(ttl, sizeof ttl, "peak reserved per policy (%s)", level);
     free(level);
     size_t cap = PATH_MAX + 1024;
@@ -1344,7 +1366,7 @@ static int held_col(const ctx *c, int k)
 }
 
 /* Appends `array NAME[n]` and NAME[i] = each of vals, escaped as the page shows it
- * (am_escape_dup) and then exactly (gp_set), to the commands in dst (cap bytes). */
+ * (page_dup) and then exactly (gp_set), to the commands in dst (cap bytes). */
 static void axis_labels(char *dst, size_t cap, const char *name, const char *const *vals, int n)
 {
     size_t used = strlen(dst);
@@ -1441,7 +1463,7 @@ static int heatmap_one(ctx *c, int ref, int cm, const char *metric, int nmaps)
         vcap += strlen(yv[j]) * 10 + 64;
     char *vars = am_malloc(vcap);
     gp_str(pw, sizeof pw, pol[0] ? pol : "config");
-    char *metric_shown = am_escape_dup(metric); /* LEVEL.peak_reserved_bytes, as the page has it */
+    char *metric_shown = page_dup(metric); /* LEVEL.peak_reserved_bytes, as the page has it */
     snprintf(zname, sizeof zname, "%s (MiB)", metric_shown);
     free(metric_shown);
     /* every string escaped: an axis name or value may hold a backslash or a quote (until

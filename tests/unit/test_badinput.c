@@ -3275,9 +3275,11 @@ static void sweep_trace_stream(void)
     unlink(fifo);
 }
 
-/* A trace whose file name has a tab or a newline is refused at its traces: item, by check,
- * batch --list and batch alike, named alone or through a directory (until 2026-11-27 the runs
- * ran, then matrix.tsv could not be read back: "bad line for run 1", status 1, no results.csv). */
+/* A trace whose file name has a control byte (a tab, a newline, any other C0 control or DEL:
+ * what a matrix.tsv line cannot hold) is refused at its traces: item, by check, batch --list
+ * and batch alike, named alone or through a directory (until 2026-11-27 the runs ran, then
+ * matrix.tsv could not be read back: "bad line for run 1", status 1, no results.csv; until
+ * 2026-11-28 the same for an ESC, a carriage return or a DEL: "control byte 0x1b in the line"). */
 static void sweep_trace_name_tab(void)
 {
     char dir[1024], tr[1100], cfg[1024], text[4096], want[4096], args[8192];
@@ -3287,9 +3289,13 @@ static void sweep_trace_name_tab(void)
                                              strlen(BI_CFG_TEXT)));
     static const struct {
         const char *file, *item, *shown, *named; /* item, shown: @ is the folder */
+        int byte;
     } c[] = {
-        {"x\ty.trace", "\"@/x\\ty.trace\"", "@/x\\x09y.trace", "@/x\\x09y.trace"},
-        {"n\nl.trace", "@", "@", "@/n\\x0al.trace"},
+        {"x\ty.trace", "\"@/x\\ty.trace\"", "@/x\\x09y.trace", "@/x\\x09y.trace", 0x09},
+        {"n\nl.trace", "@", "@", "@/n\\x0al.trace", 0x0a},
+        {"e\x1b.trace", "@", "@", "@/e\\x1b.trace", 0x1b},
+        {"c\r.trace", "@/*.trace", "@/*.trace", "@/c\\x0d.trace", 0x0d},
+        {"d\x7f.trace", "@", "@", "@/d\\x7f.trace", 0x7f}, /* YAML holds no DEL */
     };
     for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
         snprintf(tr, sizeof tr, "%s/%s", dir, c[i].file);
@@ -3301,8 +3307,8 @@ static void sweep_trace_name_tab(void)
         snprintf(text, sizeof text, "base: %s\ntraces: [%s]\n", cfg, item);
         const char *sw = bi_write("swtab.yaml", text, strlen(text));
         snprintf(want, sizeof want, "amsim: %s:2:10: traces: '%s' names %s, whose name has a "
-                 "tab or a newline: rename the file (a study's matrix.tsv is tab-separated "
-                 "lines)\n", sw, shown, named);
+                 "control byte (0x%02x): rename the file (a study's matrix.tsv is "
+                 "tab-separated lines of plain text)\n", sw, shown, named, c[i].byte);
         snprintf(args, sizeof args, "check '%s'", sw);
         bi_expect(args, 1, want);
         snprintf(args, sizeof args, "batch '%s' --list", sw);
@@ -5219,7 +5225,7 @@ void suite_badinput(void)
              {"sweep: an expectations: that is a file, at its value", sweep_expect_not_folder},
              {"expectation: a signed tolerance", expect_tolerance_sign},
              {"sweep: a FIFO or a device as a trace, named or by glob", sweep_trace_stream},
-             {"sweep: a trace name with a tab or a newline", sweep_trace_name_tab},
+             {"sweep: a trace name with a control byte", sweep_trace_name_tab},
              {"sweep: an unknown generate.kind, at its line:column", sweep_gen_kind_unknown},
              {"sweep: --help or -h in generate.args, at the item", sweep_gen_args_help},
              {"sweep: check reads its traces as the runs do", sweep_check_reads_traces},

@@ -196,6 +196,70 @@ static void test_chrome_link_queueing(void)
     free(j);
 }
 
+/* Every stream an operation can queue on (FORMAT.md: 0..65535) has its track's name and sort
+ * index. Until 2026-11-28 only streams below 4096 had them: stream 4096 got neither. */
+static void test_chrome_streams_named(void)
+{
+    const char *tr = tu_write("s4096.trace", "amsim-trace v1\ncompute 1us stream=4095\n"
+                                             "compute 1us stream=4096\ncompute 1us stream=65535\n"
+                                             "compute 1us stream=4096\n");
+    char args[2048], js[512];
+    snprintf(args, sizeof args, "run -c '%s/configs/default.yaml' -t '%s'", tu_top(), tr);
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    CU_ASSERT(strstr(t, "stream 4095: 1 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "stream 4096: 2 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "stream 65535: 1 slices, depth 1, compute\n") != NULL);
+    CU_ASSERT(strstr(t, "tid ") == NULL); /* no track without a name */
+    free(t);
+    snprintf(js, sizeof js, "%s/tracks.json", tu_tmpdir());
+    char *j = tu_slurp(js, NULL);
+    CU_ASSERT_FATAL(j != NULL);
+    static const char *const want[] = {"4095", "4096", "65535"};
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        char sort[160], *first;
+        snprintf(sort, sizeof sort, "\"tid\":%s,\"args\":{\"sort_index\":%s}}", want[i],
+                 want[i]);
+        CU_ASSERT((first = strstr(j, sort)) != NULL && !strstr(first + 1, sort)); /* once */
+    }
+    free(j);
+}
+
+/* Link slices and track names whole with the longest names a config allows (63 characters for
+ * the link and both levels), a second lane's "#2" and a half-duplex link's "(half duplex)"
+ * included. Until 2026-11-28 they were cut at 143 bytes: "l...l h...h>AAAAAAAAAAAAAAA", the
+ * "#2" and "(half duplex)" added after the cut. */
+static void test_chrome_long_names(void)
+{
+    char l[64], h[64], a[64], cfgt[1024], trt[512], args[2048], want[512];
+    memset(l, 'l', 63), memset(h, 'h', 63), memset(a, 'A', 63);
+    l[63] = h[63] = a[63] = 0;
+    snprintf(cfgt, sizeof cfgt, "version: 1\nmemories:\n"
+             "  %s: {capacity: 1GiB, allocator: {policy: best_fit}}\n"
+             "  %s: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+             "links:\n  %s: {from: %s, to: %s, bandwidth: 1GB/s, latency: 1us, duplex: false}\n",
+             a, h, l, h, a);
+    snprintf(trt, sizeof trt, "amsim-trace v1\ntransfer %s %s 1000000 stream=1\n"
+             "transfer %s %s 1000000 stream=2\n", h, a, h, a);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", tu_write("long.yaml", cfgt),
+             tu_write("long.trace", trt));
+    char *t = chrome_tracks(args);
+    if (!t)
+        return;
+    snprintf(want, sizeof want, "link %s %s>%s (half duplex): 1 slices, depth 1, %s %s>%s\n", l,
+             h, a, l, h, a);
+    CU_ASSERT(strstr(t, want) != NULL);
+    snprintf(want, sizeof want, "link %s %s>%s #2 (half duplex): 1 slices, depth 1, %s %s>%s\n",
+             l, h, a, l, h, a);
+    CU_ASSERT(strstr(t, want) != NULL);
+    snprintf(want, sizeof want, "stream 2: 1 slices, depth 1, %s %s>%s\n", l, h, a);
+    CU_ASSERT(strstr(t, want) != NULL);
+    if (!strstr(t, want))
+        printf("\n%s", t);
+    free(t);
+}
+
 /* No track of the shipped examples has overlapping slices (transfers sharing a link go to
  * lanes). */
 static void test_chrome_no_overlap(void)
@@ -2020,6 +2084,10 @@ void suite_export(void)
              {"chrome trace: host runtime actions on their own track", test_chrome_host_track},
              {"chrome trace: link slices when the link carried them", test_chrome_link_queueing},
              {"chrome trace: no track has overlapping slices", test_chrome_no_overlap},
+             {"chrome trace: every stream 0..65535 has a track name and sort index",
+              test_chrome_streams_named},
+             {"chrome trace: 63-character link and level names whole in slices and tracks",
+              test_chrome_long_names},
              {"pytorch snapshot reads back with the same events", test_snapshot},
              {"pytorch snapshot: integers from 2^63 written exactly", test_snapshot_big_ints},
              {"pytorch snapshot: a compaction's frees before its allocations",

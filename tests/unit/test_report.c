@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "testutil.h"
+#include "../../sim/common.h"
 
 static char *tmp_path(const char *name)
 {
@@ -304,9 +305,10 @@ static void test_report_bar_labels_as_written(void)
     if (!end)
         return; /* not reached: the assertion above is fatal (for the compiler's null check) */
     *end = 0; /* the bar chart alone */
+    /* x\351y (Latin-1, no UTF-8) as \xe9: the page is utf-8 (until 2026-11-28 it went raw) */
     static const char *const want[] = {"<text>#bfc</text>", "<text>ca\\x0ach</text>",
                                        "<text>q\"d 'x'</text>", "<text>b\\s\\</text>",
-                                       "<text>x\351y</text>", "<text>e\\x1b[31m</text>"};
+                                       "<text>x\\xe9y</text>", "<text>e\\x1b[31m</text>"};
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
         CU_ASSERT(strstr(svg, want[i]) != NULL);
         if (!strstr(svg, want[i]))
@@ -2048,6 +2050,75 @@ static void test_report_timeline_envelope(void)
     free(h);
 }
 
+/* Whether the NUL-terminated text s is all well-formed UTF-8 (am_utf8_len). */
+static int all_utf8(const char *s)
+{
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        int n = am_utf8_len(u);
+        if (n == 0)
+            return 0;
+        u += n;
+    }
+    return 1;
+}
+
+/* am_utf8_len: the well-formed UTF-8 forms of RFC 3629 and none other. */
+static void test_utf8_len(void)
+{
+    static const struct {
+        const char *s;
+        int n;
+    } c[] = {{"a", 1}, {"\303\251", 2}, {"\342\202\254", 3}, {"\360\237\230\200", 4},
+             {"\302\233", 2}, {"\364\217\277\277", 4}, {"\355\237\277", 3},
+             {"\377", 0}, {"\351y", 0}, {"\200", 0}, {"\300\200", 0}, {"\301\277", 0},
+             {"\340\200\200", 0}, {"\355\240\200", 0}, {"\360\200\200\200", 0},
+             {"\364\220\200\200", 0}, {"\365\200\200\200", 0}, {"\342\202", 0},
+             {"\360\237\230", 0}, {"\303", 0}};
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        int n = am_utf8_len((const unsigned char *)c[i].s);
+        CU_ASSERT_EQUAL(n, c[i].n);
+        if (n != c[i].n)
+            fprintf(stderr, "\n  case %zu: %d, expected %d", i, n, c[i].n);
+    }
+}
+
+/* QA: a trace path or a results.csv cell with a byte that is no UTF-8 (0xff) went raw into the
+ * JSON outputs, which RFC 8259 8.1 requires be UTF-8, and into report.html, which declares
+ * utf-8. Each now writes the byte as the text \xff (in JSON "\\xff"); a well-formed
+ * character (U+00E9) stays as it is. Until 2026-11-28 strict parsers refused the files. */
+static void test_json_html_not_utf8_escaped(void)
+{
+    char p[1200], args[3200], *out = NULL;
+    const char *trace = tu_write("u\303\251t\377.trace", "amsim-trace v1\nalloc 1 1MiB\n"
+                                                           "free 1\n");
+    snprintf(p, sizeof p, "%s/configs/default.yaml", tu_top());
+    static const char *const cmds[] = {"run", "compare --policies bfc,caching",
+                                       "mincap --policies bfc"};
+    for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+        snprintf(args, sizeof args, "%s -c '%s' -t '%s' -q --json -", cmds[i], p, trace);
+        CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+        CU_ASSERT(out && strstr(out, "u\303\251t\\\\xff.trace\"") && all_utf8(out));
+        if (!out || !all_utf8(out))
+            fprintf(stderr, "\n  %s: not UTF-8 or no path", cmds[i]);
+        free(out);
+        out = NULL;
+    }
+    const char *csv = tu_write("nu.csv", "policy,k,x\nb\377f,t1,1\nb\377f,t2,2\nb,t1,3\n"
+                                         "b,t2,5\n");
+    snprintf(args, sizeof args, "stats '%s' --metric x --json - -q", csv);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "\"b\\\\xfff\"") && all_utf8(out));
+    free(out);
+    char *h = report_of("nutf", "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                                "hbm.peak_reserved_bytes\n1,r1,b\377f,t\303\251\376,ok,"
+                                "1048576,2097152\n");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+    CU_ASSERT(strstr(h, "<td>b\\xfff</td>") != NULL);
+    CU_ASSERT(strstr(h, "<td>t\303\251\\xfe</td>") != NULL);
+    CU_ASSERT(all_utf8(h));
+    free(h);
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
@@ -2058,6 +2129,9 @@ void suite_report(void)
               test_report_bar_labels_as_written},
              {"report: cells, columns, level and DIR with control bytes escaped in the HTML",
               test_report_html_escapes_controls},
+             {"am_utf8_len: RFC 3629's forms only", test_utf8_len},
+             {"JSON outputs and report.html: bytes that are no UTF-8 as \\xHH",
+              test_json_html_not_utf8_escaped},
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",
