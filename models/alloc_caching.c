@@ -612,6 +612,7 @@ static cseg *seg_new(cach *c, uint64_t addr, uint64_t size, int pool, uint32_t s
     s->pool = pool;
     s->slot = slot;
     s->node.k1 = addr;
+    s->node.val = size; /* the length os_overlap reads */
     os_insert(&c->segs, &s->node);
     return s;
 }
@@ -921,12 +922,10 @@ static void release_cached(cach *c)
 /* ---- new memory (alloc_block in the real code) ---- */
 
 /* The reserved range that [base, base + size) overlaps (end <= 2^64), or NULL: ranges do not
- * overlap one another, so only the last one starting in it can. */
+ * overlap one another (os_overlap). */
 static const cseg *va_overlap(const cach *c, uint64_t base, uint64_t size)
 {
-    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
-    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
-    return s && s->addr + s->size > base ? s : NULL;
+    return (const cseg *)(const void *)os_overlap(&c->segs, base, size); /* node: first member */
 }
 
 /* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
@@ -1042,7 +1041,7 @@ static void replace_unserved(cach *c, cseg *s)
                 s->phys[i] = UINT64_MAX;
         }
         s->addr = s->node.k1 = b->addr = base;
-        s->size = b->size = size;
+        s->size = s->node.val = b->size = size;
         unmapped_insert(c, b);
     }
     os_insert(&c->segs, &s->node);
@@ -1068,7 +1067,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
         base = start = synthetic_va(c, size);
         if (base == UINT64_MAX)
             return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
-        c->next_va = base > UINT64_MAX - step ? UINT64_MAX : base + step;
+        c->next_va = am_end_sat(base, step);
     }
     cseg *s = seg_new(c, base, size, pool, slot);
     s->start = start;
