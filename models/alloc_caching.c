@@ -14,10 +14,12 @@
  *  - free is two-phase: free_requested drops allocated bytes, free (completion) returns the block
  *    and merges it with free neighbours of the same segment.
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
- * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
- * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
- * is reserved where the recording's was, when that is free (recorded_va), and one of no
- * recorded address past every recorded segment (synthetic_va). Each mapped page is a
+ * page (2 MiB small, 20 MiB large), reserved at its first use. The range's addresses are
+ * virtual, outside the level's device addresses: with segment_addresses: recorded a range is
+ * reserved where the recording's was, when that is free (recorded_va), else (and without
+ * recorded addresses) on a 2^40 boundary from CACH_VA_BASE past every recorded segment, or the
+ * lowest free one from CACH_VA_BASE when none fits past them (synthetic_va); until it serves a
+ * request it may still move to its recorded place (replace_unserved). Each mapped page is a
  * physical device allocation of one page through env->dev_alloc, so the level counts reserved
  * bytes exactly as PyTorch does (mapped pages); its physical address is kept only to give it
  * back. Each map and unmap of a virtual range is reported through env->dev_map, one call where
@@ -1048,8 +1050,10 @@ static void replace_unserved(cach *c, cseg *s)
 }
 
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
- * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
- * the next one, so no allocation of a recording with expandable segments was where it had been. */
+ * (recorded_va), else a synthetic one (synthetic_va: past every recorded segment, else the
+ * lowest free 2^40 boundary from CACH_VA_BASE); until it serves a request replace_unserved may
+ * move it. Until 2026-11-27 always the next one from CACH_VA_BASE, so no allocation of a
+ * recording with expandable segments was where it had been. */
 static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 {
     cpool *pl = &c->pool[pool];
