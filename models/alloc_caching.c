@@ -1021,6 +1021,15 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     return want ? am_round_up_sat(want, page) : page;
 }
 
+/* An expandable range's page table grown from `from` bytes of range to `to` (from 0 when new),
+ * the pages added unmapped. */
+static void phys_grow(cseg *s, uint64_t from, uint64_t to)
+{
+    s->phys = am_realloc(s->phys, (to / s->page) * sizeof *s->phys);
+    for (uint64_t i = from / s->page; i < to / s->page; i++)
+        s->phys[i] = UINT64_MAX;
+}
+
 /* A range that has served nothing yet (the requests that reached it all failed, mapping no
  * page) is still one unmapped block: with recorded segment addresses it moves to where the
  * recording had the range of the request now asking, if that is known and free, as the
@@ -1038,9 +1047,7 @@ static void replace_unserved(cach *c, cseg *s)
         cblock *b = s->head;
         unmapped_remove(c, b);
         if (size > s->size) { /* a range shortened below 2^64 moves where it fits whole */
-            s->phys = am_realloc(s->phys, (size / s->page) * sizeof *s->phys);
-            for (uint64_t i = s->size / s->page; i < size / s->page; i++)
-                s->phys[i] = UINT64_MAX;
+            phys_grow(s, s->size, size);
         }
         s->addr = s->node.k1 = b->addr = base;
         s->size = s->node.val = b->size = size;
@@ -1077,9 +1084,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
     s->start = start;
     s->expandable = 1;
     s->page = page;
-    s->phys = am_malloc((size / page) * sizeof *s->phys);
-    for (uint64_t i = 0; i < size / page; i++)
-        s->phys[i] = UINT64_MAX;
+    phys_grow(s, 0, size);
     cblock *b = block_new(c, s, s->addr, size);
     b->mapped = 0;
     s->head = b;
