@@ -42,8 +42,9 @@ typedef struct alloc_env {
     void (*dev_map)(void *ctx, int map, uint64_t va, uint64_t bytes);
     /* For policies whose ops have maps_virtual, with recorded addresses (memory.h): where the
      * recording's virtual range for the request being served began, to reserve a new range
-     * there: the start of the recorded segment holding the address the recording gave the
-     * request. UINT64_MAX when there is none (no hint, no recorded segment holds it). */
+     * there: the start of the outermost recorded segment holding the address the recording
+     * gave the request (recorded segments may overlap: a declared range and the pieces mapped
+     * inside it). UINT64_MAX when there is none (no hint, no recorded segment holds it). */
     uint64_t (*va_hint)(void *ctx);
     /* For the same policies: the end of the highest recorded segment the level knows, so that
      * ranges placed without a recorded address can keep clear of the recorded ones (0 without

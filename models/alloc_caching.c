@@ -14,10 +14,12 @@
  *  - free is two-phase: free_requested drops allocated bytes, free (completion) returns the block
  *    and merges it with free neighbours of the same segment.
  * Expandable segments: one virtual range per (pool, stream) of 1.125 x capacity rounded to the
- * page (2 MiB small, 20 MiB large). The range's addresses are virtual: they live above
- * CACH_VA_BASE, outside the level's device addresses; with segment_addresses: recorded a range
- * is reserved where the recording's was, when that is free (recorded_va), and one of no
- * recorded address past every recorded segment (synthetic_va). Each mapped page is a
+ * page (2 MiB small, 20 MiB large), reserved at its first use. The range's addresses are
+ * virtual, outside the level's device addresses: with segment_addresses: recorded a range is
+ * reserved where the recording's was, when that is free (recorded_va), else (and without
+ * recorded addresses) on a 2^40 boundary from CACH_VA_BASE past every recorded segment, or the
+ * lowest free one from CACH_VA_BASE when none fits past them (synthetic_va); until it serves a
+ * request it may still move to its recorded place (replace_unserved). Each mapped page is a
  * physical device allocation of one page through env->dev_alloc, so the level counts reserved
  * bytes exactly as PyTorch does (mapped pages); its physical address is kept only to give it
  * back. Each map and unmap of a virtual range is reported through env->dev_map, one call where
@@ -612,6 +614,7 @@ static cseg *seg_new(cach *c, uint64_t addr, uint64_t size, int pool, uint32_t s
     s->pool = pool;
     s->slot = slot;
     s->node.k1 = addr;
+    s->node.val = size; /* the length os_overlap reads */
     os_insert(&c->segs, &s->node);
     return s;
 }
@@ -921,12 +924,10 @@ static void release_cached(cach *c)
 /* ---- new memory (alloc_block in the real code) ---- */
 
 /* The reserved range that [base, base + size) overlaps (end <= 2^64), or NULL: ranges do not
- * overlap one another, so only the last one starting in it can. */
+ * overlap one another (os_overlap). */
 static const cseg *va_overlap(const cach *c, uint64_t base, uint64_t size)
 {
-    const os_node *n = os_floor(&c->segs, base + size - 1, UINT64_MAX);
-    const cseg *s = (const cseg *)(const void *)n; /* node is cseg's first member */
-    return s && s->addr + s->size > base ? s : NULL;
+    return (const cseg *)(const void *)os_overlap(&c->segs, base, size); /* node: first member */
 }
 
 /* With recorded segment addresses, where the recording's range began (alloc.h va_hint), if the
@@ -1020,6 +1021,15 @@ static uint64_t expandable_range(uint64_t capacity, uint64_t page)
     return want ? am_round_up_sat(want, page) : page;
 }
 
+/* An expandable range's page table grown from `from` bytes of range to `to` (from 0 when new),
+ * the pages added unmapped. */
+static void phys_grow(cseg *s, uint64_t from, uint64_t to)
+{
+    s->phys = am_realloc(s->phys, (to / s->page) * sizeof *s->phys);
+    for (uint64_t i = from / s->page; i < to / s->page; i++)
+        s->phys[i] = UINT64_MAX;
+}
+
 /* A range that has served nothing yet (the requests that reached it all failed, mapping no
  * page) is still one unmapped block: with recorded segment addresses it moves to where the
  * recording had the range of the request now asking, if that is known and free, as the
@@ -1037,20 +1047,20 @@ static void replace_unserved(cach *c, cseg *s)
         cblock *b = s->head;
         unmapped_remove(c, b);
         if (size > s->size) { /* a range shortened below 2^64 moves where it fits whole */
-            s->phys = am_realloc(s->phys, (size / s->page) * sizeof *s->phys);
-            for (uint64_t i = s->size / s->page; i < size / s->page; i++)
-                s->phys[i] = UINT64_MAX;
+            phys_grow(s, s->size, size);
         }
         s->addr = s->node.k1 = b->addr = base;
-        s->size = b->size = size;
+        s->size = s->node.val = b->size = size;
         unmapped_insert(c, b);
     }
     os_insert(&c->segs, &s->node);
 }
 
 /* The (pool, stream slot)'s virtual range, reserved at its first use: where the recording had it
- * (recorded segment addresses), else the next one from CACH_VA_BASE. Until 2026-11-27 always
- * the next one, so no allocation of a recording with expandable segments was where it had been. */
+ * (recorded_va), else a synthetic one (synthetic_va: past every recorded segment, else the
+ * lowest free 2^40 boundary from CACH_VA_BASE); until it serves a request replace_unserved may
+ * move it. Until 2026-11-27 always the next one from CACH_VA_BASE, so no allocation of a
+ * recording with expandable segments was where it had been. */
 static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
 {
     cpool *pl = &c->pool[pool];
@@ -1068,15 +1078,13 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
         base = start = synthetic_va(c, size);
         if (base == UINT64_MAX)
             return NULL; /* no virtual range left to reserve (the capacity is at most 4 EiB) */
-        c->next_va = base > UINT64_MAX - step ? UINT64_MAX : base + step;
+        c->next_va = am_end_sat(base, step);
     }
     cseg *s = seg_new(c, base, size, pool, slot);
     s->start = start;
     s->expandable = 1;
     s->page = page;
-    s->phys = am_malloc((size / page) * sizeof *s->phys);
-    for (uint64_t i = 0; i < size / page; i++)
-        s->phys[i] = UINT64_MAX;
+    phys_grow(s, 0, size);
     cblock *b = block_new(c, s, s->addr, size);
     b->mapped = 0;
     s->head = b;

@@ -53,6 +53,7 @@ struct mem_level {
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     as_tree free_ext;      /* free device extents: key = start address, len = length */
     os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
+    os_tree recorded_outer; /* the outermost ones, those overlapping merged: they are apart */
     uint64_t recorded_end; /* the highest end among them (saturated), 0 when none */
     unsigned fail_next;
     int quiet;
@@ -96,6 +97,31 @@ static void log_line(mem_level *m, const char *line)
     }
 }
 
+/* The outermost recorded segment holding addr, or NULL. The test is by offset, as a segment may
+ * end at 2^64 (until 2026-11-28 its end wrapped to 0 and it held nothing). */
+static const os_node *recorded_outer_at(const mem_level *m, uint64_t addr)
+{
+    const os_node *o = os_floor(&m->recorded_outer, addr, UINT64_MAX);
+    return o && addr - o->k1 < o->val ? o : NULL;
+}
+
+/* The recorded segment of `bytes` holding addr, the nearest starting below it first, or NULL.
+ * Segments may overlap (a pickle's segment_map pieces inside a declared range, an address
+ * reused after a segment_free), so the one starting nearest below addr need not be it: every
+ * one starting in the outermost segment holding addr, less than `bytes` below addr, is looked
+ * at. Where none overlap that is the one below addr alone. Until 2026-11-28 only it was. */
+static const os_node *recorded_segment(const mem_level *m, uint64_t addr, uint64_t bytes)
+{
+    const os_node *o = recorded_outer_at(m, addr);
+    if (!o)
+        return NULL;
+    for (const os_node *s = os_floor(&m->recorded_segs, addr, UINT64_MAX);
+         s && s->k1 >= o->k1 && addr - s->k1 < bytes; s = os_prev(s))
+        if (s->val == bytes)
+            return s;
+    return NULL;
+}
+
 static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
 {
     mem_level *m = ctx;
@@ -115,8 +141,8 @@ static int dev_alloc(void *ctx, uint64_t bytes, uint64_t *addr)
     int found = 0;
     uint64_t at = 0;
     if (m->recorded && m->hint != UINT64_MAX) {
-        os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-        if (s && m->hint - s->k1 < s->val && s->val == bytes && find_free(m, s->k1, bytes, &e)) {
+        const os_node *s = recorded_segment(m, m->hint, bytes);
+        if (s && find_free(m, s->k1, bytes, &e)) {
             found = 1;
             at = s->k1;
         }
@@ -172,16 +198,16 @@ static void dev_map(void *ctx, int map, uint64_t va, uint64_t bytes)
         m->on_device(m->on_device_ctx, map, va, bytes);
 }
 
-/* alloc.h va_hint: the recorded segment holding the hinted address, for a virtual range. The
- * test is by offset, as a segment may end at 2^64 (until 2026-11-28 its end wrapped to 0 and it
- * held nothing). */
+/* alloc.h va_hint: the outermost recorded segment holding the hinted address, for a virtual
+ * range: a declared range, not a piece of it mapped inside. Until 2026-11-28 the one starting
+ * nearest below the address, so a piece below the address hid the range holding it. */
 static uint64_t dev_va_hint(void *ctx)
 {
     mem_level *m = ctx;
     if (!m->recorded || m->hint == UINT64_MAX)
         return UINT64_MAX;
-    const os_node *s = os_floor(&m->recorded_segs, m->hint, UINT64_MAX);
-    return s && m->hint - s->k1 < s->val ? s->k1 : UINT64_MAX;
+    const os_node *o = recorded_outer_at(m, m->hint);
+    return o ? o->k1 : UINT64_MAX;
 }
 
 /* alloc.h va_recorded_end. */
@@ -191,17 +217,15 @@ static uint64_t dev_va_recorded_end(void *ctx)
     return m->recorded ? m->recorded_end : 0;
 }
 
-/* alloc.h va_recorded_over. Recorded segments do not overlap one another, so only the last one
- * starting in the range can overlap it. */
+/* alloc.h va_recorded_over, read from the outermost segments, which do not overlap one another
+ * (until 2026-11-28 from all of them, so a piece inside a range hid the range's end). */
 static uint64_t dev_va_recorded_over(void *ctx, uint64_t base, uint64_t size)
 {
     const mem_level *m = ctx;
     if (!m->recorded || size == 0)
         return 0;
-    const os_node *s = os_floor(&m->recorded_segs, base + size - 1, UINT64_MAX);
-    if (!s || s->val == 0 || (s->k1 < base && base - s->k1 >= s->val))
-        return 0;
-    return s->val > UINT64_MAX - s->k1 ? UINT64_MAX : s->k1 + s->val;
+    const os_node *o = os_overlap(&m->recorded_outer, base, size);
+    return o ? am_end_sat(o->k1, o->val) : 0;
 }
 
 /* alloc.h place_hint: only a prologue's requests are placed by their recorded address. */
@@ -287,6 +311,7 @@ void mem_destroy(mem_level *m)
         m->policy->destroy(m->st);
     as_destroy(&m->free_ext);
     free_tree(&m->recorded_segs);
+    free_tree(&m->recorded_outer);
     free(m);
 }
 
@@ -443,6 +468,32 @@ am_ps mem_take_latency(mem_level *m)
     return t;
 }
 
+/* [addr, addr + bytes) among the outermost recorded segments: merged with every one it overlaps
+ * (each merged one is removed, so a note costs O(log n) amortized). Lengths are kept as offsets
+ * from the start, saturated, so that a segment ending at 2^64 still holds 2^64 - 1. */
+static void note_outer(mem_level *m, uint64_t addr, uint64_t bytes)
+{
+    if (bytes == 0)
+        return; /* holds nothing */
+    os_node *o = os_floor(&m->recorded_outer, addr, UINT64_MAX);
+    if (o && addr - o->k1 < o->val) { /* begins inside o: o takes it */
+        bytes = AM_MAX(o->val, am_end_sat(addr - o->k1, bytes));
+        addr = o->k1;
+        os_remove(&m->recorded_outer, o);
+    } else {
+        o = am_calloc(1, sizeof *o);
+    }
+    os_node *n;
+    while ((n = os_lower_bound(&m->recorded_outer, addr, 0)) && n->k1 - addr < bytes) {
+        bytes = AM_MAX(bytes, am_end_sat(n->k1 - addr, n->val));
+        os_remove(&m->recorded_outer, n);
+        free(n);
+    }
+    o->k1 = addr;
+    o->val = bytes;
+    os_insert(&m->recorded_outer, o);
+}
+
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 {
     const os_node *known = os_lower_bound(&m->recorded_segs, addr, 0);
@@ -452,8 +503,8 @@ void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
     n->k1 = addr;
     n->val = bytes;
     os_insert(&m->recorded_segs, n);
-    uint64_t end = bytes > UINT64_MAX - addr ? UINT64_MAX : addr + bytes;
-    m->recorded_end = AM_MAX(m->recorded_end, end);
+    note_outer(m, addr, bytes);
+    m->recorded_end = AM_MAX(m->recorded_end, am_end_sat(addr, bytes));
 }
 
 void mem_hint(mem_level *m, uint64_t addr) { m->hint = addr; }

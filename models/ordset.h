@@ -43,6 +43,14 @@ void os_set_val(os_tree *t, os_node *x, uint64_t val);
 os_node *os_lower_bound(const os_tree *t, uint64_t k1, uint64_t k2);
 /* Last node with key <= (k1, k2), or NULL. */
 os_node *os_floor(const os_tree *t, uint64_t k1, uint64_t k2);
+/* In a tree of ranges that do not overlap one another (k1 = start, val = length), the one that
+ * overlaps [base, base + size) (size > 0, base + size <= 2^64), or NULL: only the last one
+ * starting in it or below can. The test is by offset, as a range may end at 2^64. */
+static inline os_node *os_overlap(const os_tree *t, uint64_t base, uint64_t size)
+{
+    os_node *n = os_floor(t, base + size - 1, UINT64_MAX);
+    return n && n->val && (n->k1 >= base || base - n->k1 < n->val) ? n : NULL;
+}
 /* Lowest-key node with val >= len, or NULL (uses aug). */
 os_node *os_first_fit(const os_tree *t, uint64_t len);
 os_node *os_first(const os_tree *t);

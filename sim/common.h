@@ -258,6 +258,12 @@ static inline uint64_t am_round_up_sat(uint64_t n, uint64_t k)
     return r == 0 ? n : k - r > UINT64_MAX - n ? UINT64_MAX : n + (k - r);
 }
 static inline uint64_t am_round_down(uint64_t n, uint64_t k) { return n / k * k; }
+/* The end of [addr, addr + size), UINT64_MAX when that passes 2^64 - 1 (a recorded segment may
+ * end at 2^64 or, from a trace, past it). */
+static inline uint64_t am_end_sat(uint64_t addr, uint64_t size)
+{
+    return size > UINT64_MAX - addr ? UINT64_MAX : addr + size;
+}
 /* In a[0..n) sorted ascending: the first index whose value is >= k (lower), or > k (upper);
  * n when there is none. */
 static inline size_t am_lower_bound_u64(const uint64_t *a, size_t n, uint64_t k)

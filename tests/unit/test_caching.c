@@ -784,6 +784,61 @@ static void test_expandable_synthetic_top(void)
     fx_close(&f);
 }
 
+/* Recorded segments may overlap: a pickle's segment_map pieces inside a declared range, an
+ * address reused after a segment_free. A range goes to the outermost one holding the hint, noted
+ * before or after the pieces, and a range of no recorded address keeps clear of the outermost
+ * ones (the large pool's, with nothing past the segment near 2^64 free, would be at
+ * 2^56 + 2^40, inside [2^56, 2^56 + 2^41), which only a piece's end hid). Until
+ * 2026-11-28 the segment starting nearest below the address was read alone: the first range
+ * went to 2^56 (the piece below its hint does not hold it) and the synthetic one to
+ * 2^56 + 2^40. */
+static void test_expandable_recorded_nested(void)
+{
+    const uint64_t base = 0x7f0000000000ULL, va = 1ULL << 56, tb = 1ULL << 40;
+    copt ex[] = {{"expandable_segments", 1, 0}, {"segment_addresses", 1, 0}};
+    for (int order = 0; order < 2; order++) {
+        fx f;
+        fx_open(&f, 200 * MiB, 1, ex, 2);
+        if (order)
+            mem_note_recorded_segment(f.m, base + 20 * MiB, 20 * MiB);
+        mem_note_recorded_segment(f.m, base, 100 * MiB);
+        if (!order)
+            mem_note_recorded_segment(f.m, base + 20 * MiB, 20 * MiB);
+        mem_hint(f.m, base + 60 * MiB);
+        CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), base);
+        mem_hint(f.m, UINT64_MAX);
+        fx_close(&f);
+    }
+    fx f;
+    fx_open(&f, 1024 * MiB, 1, ex, 2);
+    mem_note_recorded_segment(f.m, 0 - 2 * tb, 64 * MiB); /* nothing fits past it */
+    mem_note_recorded_segment(f.m, va, 2 * tb);
+    mem_note_recorded_segment(f.m, va + 2 * MiB, 2 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 4096, 0, NULL), 0 - tb); /* the small pool's, past the top one */
+    CU_ASSERT_EQUAL(al(&f, 30 * MiB, 0, NULL), va + 2 * tb);
+    fx_close(&f);
+}
+
+/* Without expandable segments a segment goes to the recorded one of its size holding the
+ * request's recorded address, one with a smaller segment inside it below that address too (a
+ * start reused after a segment_free). Until 2026-11-28 only the one starting nearest below was
+ * looked at, and the segment was placed first fit, at 0. */
+static void test_recorded_nested_segment(void)
+{
+    fx f;
+    const uint64_t base = 0x7f0000000000ULL;
+    copt rec[] = {{"segment_addresses", 1, 0}};
+    fx_open(&f, 1024 * MiB, 1, rec, 1);
+    mem_note_recorded_segment(f.m, base, 100 * MiB);
+    mem_note_recorded_segment(f.m, base + 20 * MiB, 20 * MiB);
+    mem_hint(f.m, base + 60 * MiB);
+    CU_ASSERT_EQUAL(al(&f, 100 * MiB, 0, NULL), base);
+    mem_hint(f.m, base + 30 * MiB); /* the inner one is taken by the outer: first fit */
+    CU_ASSERT_EQUAL(al(&f, 20 * MiB, 0, NULL), 0);
+    mem_hint(f.m, UINT64_MAX);
+    fx_close(&f);
+}
+
 /* With expandable segments the level reports each map and unmap of a virtual range as one
  * device call, as PyTorch records segment_map / segment_unmap, and not the pages behind them.
  * A map that runs out of device memory (PyTorch's ExpandableSegment::map releasing the pages
@@ -997,6 +1052,9 @@ void suite_caching(void)
              {"synthetic expandable ranges past a recorded one near 2^64",
               test_expandable_synthetic_top},
              {"expandable range: a prologue block above a hole", test_expandable_prologue_hole},
+             {"expandable ranges at the outermost of overlapping recorded segments",
+              test_expandable_recorded_nested},
+             {"a segment at a recorded one holding a smaller one", test_recorded_nested_segment},
              {"best fit by (stream, size, address)", test_best_fit},
              {"oversize refusals", test_oversize},
              {"split rules", test_split_rules},

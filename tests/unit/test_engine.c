@@ -782,6 +782,30 @@ static void test_segment_validation_prologue(void)
     }
 }
 
+/* Overlapping recorded segments end to end: a declared range with a piece of it declared inside
+ * (as a pickle's segment_map pieces), and a request above the piece. The range is reserved at
+ * the declared start; until 2026-11-28 the piece, the segment nearest below the request, hid
+ * the range and the request was placed at 2^56 (a made-up range). */
+static void test_recorded_segments_overlap(void)
+{
+    const char *cfg = tu_write("segov.yaml",
+                               "version: 1\nmemories:\n  hbm: {capacity: 200MiB, allocator: "
+                               "{policy: caching, expandable_segments: true, "
+                               "segment_addresses: recorded}}\n");
+    const char *tr = tu_write("segov.trace", "amsim-trace v1 validated=1\n"
+                              "segment_alloc 139637976727552 104857600 declared=1\n"
+                              "segment_alloc 139637997699072 20971520 declared=1\n"
+                              "alloc 1 20971520 addr=139638039642112\n");
+    char pl[512], args[1024], *out = NULL;
+    snprintf(pl, sizeof pl, "%s/segov.csv", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s'", cfg, tr, pl);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    free(out);
+    char *csv = tu_slurp(pl, NULL);
+    CU_ASSERT(csv && strstr(csv, "\n2,1,hbm,139637976727552,20971520,20971520,ok\n"));
+    free(csv);
+}
+
 /* first_mismatch names the first allocation away from its recorded address (or simulated
  * nowhere: out of memory), and first_segment_mismatch the first recorded segment event without a
  * match (kind, level, address, size, event, line), in the JSON summary and the text report; each
@@ -2508,6 +2532,8 @@ void suite_engine(void)
               test_validation_without_addresses},
              {"validation: a prologue's device calls match no segment event",
               test_segment_validation_prologue},
+             {"recorded segments that overlap: the outermost holds the range",
+              test_recorded_segments_overlap},
              {"prologue: the start-state tiling is in no peak or metric", test_prologue_metrics},
              {"reserved peak: no device page given back within its request",
               test_reserved_peak_no_rolled_back_map},
