@@ -343,6 +343,27 @@ static void test_range_rounds_to_zero(void)
     free(err);
 }
 
+/* A sweep (written as file) whose range axis over memories.hbm.allocator.KEY {from, to, inc}
+ * batch --list refuses with status 1 and a message holding want. */
+static void range_refused(const char *file, const char *key, const char *from, const char *to,
+                          const char *inc, const char *want)
+{
+    char text[1024], args[1200], *err = NULL;
+    snprintf(text, sizeof text,
+             "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
+             "policies: [bfc]\naxes:\n  memories.hbm.allocator.%s:\n"
+             "    from: %s\n    to: %s\n    %s\n",
+             tu_top(), tu_top(), key, from, to, inc);
+    snprintf(args, sizeof args, "batch '%s' --list", tu_write(file, text));
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    int ok = err && strstr(err, want);
+    CU_ASSERT(ok);
+    if (!ok)
+        fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", from, to, inc,
+                err ? err : "(none)", want);
+    free(err);
+}
+
 /* A range's step or factor that is a number outside a double's range says why, as 'from' and
  * 'to' do: too large, too small to represent, or for a factor just above 1 that its double is
  * 1. Until 2026-11-28 these said only "step must be a number > 0, not '1e-400'", as if the
@@ -372,22 +393,9 @@ static void test_range_real_reasons(void)
         {"memory_fraction", "0.1", "0.4", "factor: 1", "rr.yaml:8:13: range: factor must be a "
          "number > 1, not '1'\n"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char text[1024], args[1200], *err = NULL;
-        snprintf(text, sizeof text,
-                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
-                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.%s:\n"
-                 "    from: %s\n    to: %s\n    %s\n",
-                 tu_top(), tu_top(), cases[i].key, cases[i].from, cases[i].to, cases[i].inc);
-        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rr.yaml", text));
-        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-        int ok = err && strstr(err, cases[i].want);
-        CU_ASSERT(ok);
-        if (!ok)
-            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
-                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
-        free(err);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        range_refused("rr.yaml", cases[i].key, cases[i].from, cases[i].to, cases[i].inc,
+                      cases[i].want);
 }
 
 /* A range's error names the field that is wrong, at its own line and column, and why: until
@@ -428,22 +436,9 @@ static void test_range_errors(void)
         {"0", "4GiB", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
         {"0", "4", "factor: 2", "rg.yaml:6:11: range: a factor range must start above 0"},
     };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        char text[1024], args[1200], *err = NULL;
-        snprintf(text, sizeof text,
-                 "base: %s/configs/default.yaml\ntraces: [%s/traces/gpu_train_step.trace]\n"
-                 "policies: [bfc]\naxes:\n  memories.hbm.allocator.memory_limit:\n"
-                 "    from: %s\n    to: %s\n    %s\n",
-                 tu_top(), tu_top(), cases[i].from, cases[i].to, cases[i].inc);
-        snprintf(args, sizeof args, "batch '%s' --list", tu_write("rg.yaml", text));
-        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
-        int ok = err && strstr(err, cases[i].want);
-        CU_ASSERT(ok);
-        if (!ok)
-            fprintf(stderr, "\n  {from: %s, to: %s, %s}: %s  expected: %s\n", cases[i].from,
-                    cases[i].to, cases[i].inc, err ? err : "(none)", cases[i].want);
-        free(err);
-    }
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        range_refused("rg.yaml", "memory_limit", cases[i].from, cases[i].to, cases[i].inc,
+                      cases[i].want);
 }
 
 /* A range on a config key has the key's kind: plain numbers (with an exponent or a fraction)
