@@ -652,15 +652,14 @@ static int no_repeats(ydoc *y, yaml_node_t *n, const strlist *l, const char *wha
 static int value_match(const char *pat, const char *v, int is_trace);
 
 /* Scalar t of a set: entry or an axis as flow YAML for the --set re-read, nonplain when the
- * sweep wrote it in another style than plain (quoted, |- or >-). YAML's null words keep their
- * reading: a plain ~ or null stays null, any other a string (cfg_write_scalar writes null plain
- * and ~ quoted, turning both around; until 2026-11-28 an axis value was passed through it). */
+ * sweep wrote it in another style than plain (quoted, |- or >-): it keeps the reading it had
+ * (cfg_write_scalar_as). A plain ~ or null stays null, any other a string (until 2026-11-28
+ * cfg_write_scalar wrote null plain and ~ quoted, turning both around, for an axis value); a
+ * quoted "0.5" stays a string (until 2026-11-28 written 0.5, so the run's config echo gave the
+ * number 0.5 where the same value in a config file or a --set gave the string). */
 static void set_scalar(FILE *f, const char *t, int nonplain)
 {
-    if (cfg_null_word(t))
-        fprintf(f, nonplain ? "\"%s\"" : "%s", t);
-    else
-        cfg_write_scalar(f, t);
+    cfg_write_scalar_as(f, t, nonplain);
 }
 
 /* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
@@ -1483,10 +1482,30 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     return 0;
 }
 
+static const char *tsv_bad_byte(const char *s, int tabs_ok);
+
+/* An axis value a matrix.tsv field cannot hold (tsv_bad_byte: a tab, any other control byte
+ * a YAML escape can write): -1 with err at the value. Until 2026-11-28 a tab ("1\tus", which a
+ * time reads) passed check, then the study's matrix.tsv could not be read back ("bad line for
+ * run 2: 8 tab-separated fields"), on every rerun. */
+static int axis_value_tsv(ydoc *y, yaml_node_t *n, const char *path, const char *v,
+                          am_error *err)
+{
+    const char *bad = tsv_bad_byte(v, 0);
+    char q[SHOWN_MAX];
+    if (bad)
+        return yfail(err, y, n, "%s: '%s' has a control byte (0x%02x): a study's matrix.tsv "
+                     "is tab-separated lines of plain text", path, SHOW(q, v),
+                     (unsigned char)*bad);
+    return 0;
+}
+
 /* The values of an axis written as a value or a list, each with its position. */
 static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_error *err)
 {
     if (n->type == YAML_SCALAR_NODE) {
+        if (axis_value_tsv(y, n, path, yscalar(n), err) != 0)
+            return -1;
         axis_push(ax, am_strdup(yscalar(n)), n, 0);
         return 0;
     }
@@ -1499,6 +1518,8 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
         if (!yscalar(c))
             return yfail(err, y, c, "%s: list items must be single values, not a %s", path,
                          ykind(c));
+        if (axis_value_tsv(y, c, path, yscalar(c), err) != 0)
+            return -1;
         axis_push(ax, am_strdup(yscalar(c)), c, 0);
     }
     return 0;

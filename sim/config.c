@@ -3382,6 +3382,16 @@ void cfg_write_scalar(FILE *f, const char *s)
         write_quoted(f, s);
 }
 
+void cfg_write_scalar_as(FILE *f, const char *s, int nonplain)
+{
+    if (!nonplain && cfg_null_word(s))
+        fputs(s, f);
+    else if (nonplain && s[0] && plain_typed(s) != CFG_TYPED_STRING)
+        write_quoted(f, s);
+    else
+        cfg_write_scalar(f, s);
+}
+
 static void write_quoted(FILE *f, const char *s)
 {
     fputc('"', f);

@@ -232,6 +232,10 @@ typedef struct cfg_set {
  * bytes as \xHH (which the loader refuses at the value). Also the text of a sweep's map value
  * passed on as an --set value (batch.c). */
 void cfg_write_scalar(FILE *f, const char *s);
+/* cfg_write_scalar for a scalar written in a style (nonplain: quoted or a block) the reader must
+ * see again: a plain null word stays plain (null), and a nonplain scalar that plain would read
+ * as a number, a boolean or null is written quoted (a string), as the effective config does. */
+void cfg_write_scalar_as(FILE *f, const char *s, int nonplain);
 /* How summary.json's `config` echoes a scalar (report.c): as YAML types a plain one. */
 typedef enum cfg_typed {
     CFG_TYPED_STRING, /* names, sizes with units ("80GiB"), any quoted or block scalar */

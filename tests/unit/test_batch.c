@@ -364,6 +364,50 @@ static void range_refused(const char *file, const char *key, const char *from, c
     free(err);
 }
 
+/* Sweep values keep their reading on the way to the runs: an axis value with a tab, which a
+ * matrix.tsv field cannot hold, is refused at the value by check and batch (until 2026-11-28
+ * it passed check, then matrix.tsv could not be read back on every run); a quoted "0.5" in
+ * set: or an axis is a string in each run's config echo, as in a config file (until
+ * 2026-11-28 the number 0.5), a plain 0.90 a number. */
+static void test_sweep_values_as_written(void)
+{
+    char text[2048], args[4096], *err = NULL;
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc]\naxes:\n  links.pcie.latency: [\"0us\", "
+             "\"1\\tus\"]\n", tu_top(), tu_top());
+    const char *sw = tu_write("tabax.yaml", text);
+    static const char *const cmds[] = {"check '%s'", "batch '%s' --list"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, cmds[k], sw);
+        err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+        CU_ASSERT(err && strstr(err, "tabax.yaml:5:31: links.pcie.latency: '1\\x09us' has a "
+                                     "control byte (0x09)"));
+        if (!err || !strstr(err, "control byte (0x09)"))
+            fprintf(stderr, "\n  %s: %s\n", args, err ? err : "(none)");
+        free(err);
+    }
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: [%s/traces/"
+             "gpu_train_step.trace]\npolicies: [bfc]\nset: {memories.hbm.allocator."
+             "memory_fraction: \"0.5\"}\naxes:\n  links.pcie.efficiency: [\"0.850\", 0.90]\n",
+             tu_top(), tu_top());
+    sw = tu_write("quotedvals.yaml", text);
+    const char *dir = path_in_tmp("quotedvals");
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -q -j 1", sw, dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "cat '%s'/runs/*/summary.json", dir);
+    FILE *p = popen(cmd, "r");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+    char all[1 << 16];
+    size_t n = fread(all, 1, sizeof all - 1, p);
+    all[n] = 0;
+    pclose(p);
+    CU_ASSERT_EQUAL(tu_count(all, "\"memory_fraction\": \"0.5\""), 2);
+    CU_ASSERT_EQUAL(tu_count(all, "\"efficiency\": \"0.850\""), 1);
+    CU_ASSERT_EQUAL(tu_count(all, "\"efficiency\": 0.90"), 1);
+}
+
 /* A range's step or factor that is a number outside a double's range says why, as 'from' and
  * 'to' do: too large, too small to represent, or for a factor just above 1 that its double is
  * 1. Until 2026-11-28 these said only "step must be a number > 0, not '1e-400'", as if the
@@ -7722,5 +7766,7 @@ void suite_batch(void)
              {"batch: a stop before matrix.tsv removes the new DIR, its lock and runs/",
               test_batch_stop_before_matrix},
              {"a range's step or factor outside a double's range says why",
-              test_range_real_reasons});
+              test_range_real_reasons},
+             {"sweep values keep their reading: an axis tab refused, quoted numbers strings",
+              test_sweep_values_as_written});
 }
