@@ -109,12 +109,12 @@ static const cli_opt run_opts[] = {
     [R_CHECK] = {"check", 0, CLI_FLAG},             [R_LENIENT] = {"lenient", 0, CLI_FLAG},
     [R_FAIL_ON_OOM] = {"fail-on-oom", 0, CLI_FLAG},
     [R_SET] = {"set", 0, CLI_VALUE},                [R_DEVICE] = {"device", 0, CLI_VALUE},
-    [R_CONFIG] = {"config", 'c', CLI_PATH},         [R_TRACE] = {"trace", 't', CLI_PATH},
+    [R_CONFIG] = {"config", 'c', CLI_IN},           [R_TRACE] = {"trace", 't', CLI_IN},
     [R_POLICY] = {"policy", 0, CLI_VALUE},          [R_JSON] = {"json", 0, CLI_PATH},
     [R_PLACEMENTS] = {"placements", 0, CLI_PATH},   [R_TIMELINE] = {"timeline", 0, CLI_PATH},
     [R_CHROME] = {"chrome-trace", 0, CLI_PATH},     [R_SNAPSHOT] = {"pytorch-snapshot", 0, CLI_PATH},
     [R_LOG] = {"log", 0, CLI_PATH},                 [R_OUT] = {"out", 'o', CLI_PATH},
-    [R_EXPECT] = {"expect", 0, CLI_PATH},           [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
+    [R_EXPECT] = {"expect", 0, CLI_IN},             [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
     [R_N] = {NULL, 0, 0}};
 
 /* 0 ok, 1 usage error, -1 help printed */
@@ -367,7 +367,7 @@ static int cmd_check(int argc, char **argv)
     }
     enum { K_HELP, K_CONFIG, K_LENIENT, K_DEVICE, K_N };
     static const cli_opt opts[] = {[K_HELP] = {"help", 'h', CLI_FLAG},
-                                   [K_CONFIG] = {"config", 'c', CLI_PATH},
+                                   [K_CONFIG] = {"config", 'c', CLI_IN},
                                    [K_LENIENT] = {"lenient", 0, CLI_FLAG},
                                    [K_DEVICE] = {"device", 0, CLI_VALUE}, [K_N] = {NULL, 0, 0}};
     /* the files, in order; -c may come anywhere (until 2026-11-25 only first: `check FILE -c
@@ -379,6 +379,7 @@ static int cmd_check(int argc, char **argv)
     int lenient = 0;
     cli cl;
     cli_init(&cl, "amsim check", argc, argv);
+    cl.operand_in = "FILE"; /* `check -c - -` would read standard input twice */
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR || (k == K_CONFIG && cli_once("amsim check", opt, &cfgp, v, NULL)) ||
             (k == K_DEVICE && (cli_once("amsim check", opt, &device_s, v, NULL) ||

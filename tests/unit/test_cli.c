@@ -264,6 +264,58 @@ static void test_piped_config_reused(void)
     }
 }
 
+/* Two inputs given '-' would both read standard input: every command with several inputs
+ * refuses it as a usage error naming both, status 1, before reading anything. Until
+ * 2026-11-28 the second reader blamed the content (`run -c - -t - < c.yaml`: "-: unrecognised
+ * trace format") and `check -c - - < c.yaml` passed, status 0. */
+static void test_stdin_once(void)
+{
+    static const struct {
+        const char *args, *err; /* @T a trace file */
+    } cases[] = {
+        {"run -c - -t - -q", "amsim run: -c and -t both read '-' (standard input): give one of "
+                             "them a file\n"},
+        {"run -q -t- --config=-", "amsim run: -t and --config both read '-' (standard input): "
+                                  "give one of them a file\n"},
+        {"run -c - -t @T --expect -", "amsim run: -c and --expect both read '-' (standard "
+                                      "input): give one of them a file\n"},
+        {"run -t - -c @T --expect -", "amsim run: -t and --expect both read '-' (standard "
+                                      "input): give one of them a file\n"},
+        {"compare -c - -t - --policies bfc", "amsim compare: -c and -t both read '-' (standard "
+                                             "input): give one of them a file\n"},
+        {"mincap -t - -c - --json -", "amsim mincap: -t and -c both read '-' (standard input): "
+                                      "give one of them a file\n"},
+        {"check -c - -", "amsim check: -c and FILE both read '-' (standard input): give one of "
+                         "them a file\n"},
+        {"check @T - -", "amsim check: two FILE operands read '-' (standard input): give one of "
+                         "them a file\n"},
+        {"convert - -o @T.out -c -", "amsim convert: IN and -c both read '-' (standard input): "
+                                     "give one of them a file\n"},
+        /* one option twice is cli_once's "given twice" */
+        {"run -c - -c - -t @T", "amsim run: -c given twice ('-', then '-'): it takes one "
+                                "value\n"},
+    };
+    const char *tr = tu_write("in.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *out = NULL, *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1100 < sizeof args; p++)
+            if (*p == '@' && p[1] == 'T')
+                k += (size_t)snprintf(args + k, sizeof args - k, "%s", tr), p++;
+            else
+                args[k++] = *p;
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(out && !*out);
+        CU_ASSERT(err && strcmp(err, cases[i].err) == 0);
+        if (st != 1 || !err || strcmp(err, cases[i].err))
+            fprintf(stderr, "\n  %s: status %d, %s\n", args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
@@ -272,5 +324,6 @@ void suite_cli(void)
              {"help texts: -o/--out, a required -c, every --log line", test_help_texts},
              {"-q with nothing else to write is a usage error", test_quiet_needs_output},
              {"a config piped to -c - serves every run of compare and mincap",
-              test_piped_config_reused});
+              test_piped_config_reused},
+             {"two inputs '-' are refused, naming both", test_stdin_once});
 }
