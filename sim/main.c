@@ -557,15 +557,25 @@ static int unknown_command(const char *cmd)
  * (until 2026-11-27 `amsim --version x` printed the version, status 0); `amsim help CMD` and
  * `amsim --help CMD` are CMD's own --help, and a CMD amsim does not have is an unknown command,
  * as in `amsim CMD --help` (until 2026-11-27 `amsim help nosuch` said "unexpected argument
- * 'nosuch' (it takes at most a command name ...)", though it was given one). */
+ * 'nosuch' (it takes at most a command name ...)", though it was given one). `--` ends the
+ * options here too (`amsim help -- run`), and help's own help (`help help`, `help --help`) is
+ * the general help: until 2026-11-28 all three were "unknown command". */
 static int version_or_help(int argc, char **argv)
 {
     const char *cmd = argv[1];
     int help = strcmp(cmd, "--version") != 0 && strcmp(cmd, "version") != 0;
-    int k = argc >= 3 && help ? find_command(argv[2]) : -1;
-    if (help && argc >= 3 && k < 0)
-        return unknown_command(argv[2]);
-    int extra = k >= 0 ? 3 : 2; /* the first word not taken */
+    int i = 2, dashes = argc > 2 && strcmp(argv[2], "--") == 0;
+    i += dashes;
+    int k = -1, self = 0; /* CMD's index in cmds; self: help asked about itself */
+    if (help && argc > i) {
+        const char *w = argv[i];
+        self = strcmp(w, "help") == 0 ||
+               (!dashes && (strcmp(w, "--help") == 0 || strcmp(w, "-h") == 0));
+        k = self ? -1 : find_command(w);
+        if (!self && k < 0)
+            return unknown_command(w);
+    }
+    int extra = k >= 0 || self ? i + 1 : i; /* the first word not taken */
     if (argc > extra) {
         char shown[CLI_SHOWN];
         am_msg("%s %s: unexpected argument '%s' (%s)\n", prog, cmd,

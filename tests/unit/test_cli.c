@@ -316,6 +316,37 @@ static void test_stdin_once(void)
     }
 }
 
+/* `amsim help CMD` is `amsim CMD --help`: help's own (`help help`, `help --help`) is the
+ * general help, and `--` ends the options there too (`help -- run`). Until 2026-11-28 all
+ * three were "unknown command", status 1. */
+static void test_help_of_help(void)
+{
+    static const struct {
+        const char *args, *head; /* what standard output starts with */
+    } cases[] = {
+        {"help help", "usage: amsim COMMAND"},  {"help --help", "usage: amsim COMMAND"},
+        {"--help help", "usage: amsim COMMAND"}, {"help -- help", "usage: amsim COMMAND"},
+        {"help -- run", "usage: amsim run "},    {"--help -- stats", "usage: amsim stats"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL, *err = NULL;
+        int st = tu_amsim(cases[i].args, &out, &err);
+        size_t n = strlen(cases[i].head);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT(out && strncmp(out, cases[i].head, n) == 0);
+        CU_ASSERT(err && !*err);
+        if (st != 0 || !out || strncmp(out, cases[i].head, n))
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", cases[i].args, st,
+                    err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    char *err = NULL; /* a word past the command is still refused */
+    CU_ASSERT_EQUAL(tu_amsim("help help x", NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "unexpected argument 'x'"));
+    free(err);
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
@@ -325,5 +356,6 @@ void suite_cli(void)
              {"-q with nothing else to write is a usage error", test_quiet_needs_output},
              {"a config piped to -c - serves every run of compare and mincap",
               test_piped_config_reused},
-             {"two inputs '-' are refused, naming both", test_stdin_once});
+             {"two inputs '-' are refused, naming both", test_stdin_once},
+             {"help help, help --help and help -- CMD", test_help_of_help});
 }
