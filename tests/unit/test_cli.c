@@ -347,6 +347,29 @@ static void test_help_of_help(void)
     free(err);
 }
 
+/* A second results file of stats is named with the first, escaped, as convert names a second
+ * input (until 2026-11-28 stats said "one results file only" and named neither). */
+static void test_one_input_named(void)
+{
+    static const char *const cases[][2] = {
+        {"stats a.csv 'b\x1b.csv' --metric ooms",
+         "amsim stats: one results file only ('a.csv' and 'b\\x1b.csv')\n"},
+        {"stats r.csv r.csv --metric ooms", "amsim stats: one results file only ('r.csv' and "
+                                            "'r.csv')\n"},
+        {"convert t.trace t.trace -o x", "amsim convert: one input only ('t.trace' and "
+                                         "'t.trace')\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(cases[i][0], NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, cases[i][1]) == 0);
+        if (!err || strcmp(err, cases[i][1]) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s", cases[i][0],
+                    err ? err : "(none)", cases[i][1]);
+        free(err);
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
@@ -357,5 +380,6 @@ void suite_cli(void)
              {"a config piped to -c - serves every run of compare and mincap",
               test_piped_config_reused},
              {"two inputs '-' are refused, naming both", test_stdin_once},
-             {"help help, help --help and help -- CMD", test_help_of_help});
+             {"help help, help --help and help -- CMD", test_help_of_help},
+             {"a second input of stats and convert names both", test_one_input_named});
 }
