@@ -370,6 +370,41 @@ static void test_one_input_named(void)
     }
 }
 
+/* A --policy or --set value that is not UTF-8, or starts with a byte-order mark, is refused
+ * quoting the argument escaped as given. Until 2026-11-28 libyaml took FF FE for a UTF-16LE
+ * mark and the message echoed its decoding ("unknown allocator policy '\xe6\x8a\x80...'"),
+ * and EF BB BF was skipped: `--policy $'\xef\xbb\xbfbfc'` ran bfc. */
+static void test_value_not_utf8(void)
+{
+    static const struct {
+        const char *arg, *err; /* arg made by sh's printf: sh may have no $'...' */
+    } cases[] = {
+        {"--policy \"$(printf '\\377\\376\\200bad')\"",
+         "amsim: --policy '\\xff\\xfe\\x80bad': bad value: not UTF-8 (byte 0xff at offset 0)\n"},
+        {"--set \"$(printf 'memories.hbm.allocator.policy=\\376\\377bfc')\"",
+         "amsim: --set 'memories.hbm.allocator.policy=\\xfe\\xffbfc': bad value: not UTF-8 "
+         "(byte 0xfe at offset 0)\n"},
+        {"--policy \"$(printf 'b\\303\\251\\200')\"",
+         "amsim: --policy 'b\xc3\xa9\\x80': bad value: not UTF-8 (byte 0x80 at offset 3)\n"},
+        {"--policy \"$(printf '\\357\\273\\277bfc')\"",
+         "amsim: --policy '\xef\xbb\xbf" "bfc': bad value: starts with a byte-order mark (EF BB "
+         "BF)\n"},
+    };
+    const char *tr = tu_write("u8.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' %s", tu_top(),
+                 tr, cases[i].arg);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, cases[i].err) == 0);
+        if (st != 1 || !err || strcmp(err, cases[i].err))
+            fprintf(stderr, "\n  amsim %s: status %d, %s  expected: %s", args, st,
+                    err ? err : "(none)", cases[i].err);
+        free(err);
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
@@ -381,5 +416,6 @@ void suite_cli(void)
               test_piped_config_reused},
              {"two inputs '-' are refused, naming both", test_stdin_once},
              {"help help, help --help and help -- CMD", test_help_of_help},
-             {"a second input of stats and convert names both", test_one_input_named});
+             {"a second input of stats and convert names both", test_one_input_named},
+             {"a --policy or --set value not UTF-8 is quoted escaped", test_value_not_utf8});
 }
