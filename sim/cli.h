@@ -36,7 +36,7 @@
 typedef struct cli_opt {
     const char *name; /* long name without the dashes: "jobs" for --jobs */
     char letter;      /* short name: 'j' for -j; 0 for none */
-    int takes_value;  /* CLI_FLAG, CLI_VALUE or CLI_PATH */
+    int takes_value;  /* CLI_FLAG, CLI_VALUE, CLI_PATH or CLI_IN */
 } cli_opt;
 
 /* cli_opt.takes_value */
