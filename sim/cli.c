@@ -34,7 +34,7 @@ static int cli_fail_value(cli *c)
  * names no file, and joined with a name ("%s/runs") it would name one under "/". */
 static int cli_value(cli *c, const cli_opt *o, int k, const char *v)
 {
-    if (o->takes_value != CLI_PATH || *v)
+    if (o->takes_value == CLI_VALUE || *v)
         return k;
     am_msg("%s: %s '': an empty path names no file\n", c->prog, c->given);
     return CLI_ERROR;
@@ -74,7 +74,42 @@ static int cli_letter(cli *c, const cli_opt *opts, const char **val)
     return cli_value(c, &opts[k], k, *val);
 }
 
+/* An input given '-' (as: "-c", "--expect", "FILE"): k, or CLI_ERROR when another input
+ * has taken standard input already. The same option twice is cli_once's to refuse, but two
+ * operands are two inputs. */
+static int cli_stdin(cli *c, int k, const char *as)
+{
+    if (!c->stdin_by[0]) {
+        snprintf(c->stdin_by, sizeof c->stdin_by, "%s", as);
+        return k;
+    }
+    if (strcmp(c->stdin_by, as) != 0)
+        am_msg("%s: %s and %s both read '-' (standard input): give one of them a file\n",
+               c->prog, c->stdin_by, as);
+    else if (k == CLI_OPERAND)
+        am_msg("%s: two %s operands read '-' (standard input): give one of them a file\n",
+               c->prog, as);
+    else
+        return k;
+    return CLI_ERROR;
+}
+
+static int cli_read(cli *c, const cli_opt *opts, const char **opt, const char **val);
+
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
+{
+    int k = cli_read(c, opts, opt, val);
+    if (!*val || strcmp(*val, "-") != 0)
+        return k;
+    if (k >= 0 && opts[k].takes_value == CLI_IN)
+        return cli_stdin(c, k, c->given);
+    if (k == CLI_OPERAND && c->operand_in)
+        return cli_stdin(c, k, c->operand_in);
+    return k;
+}
+
+/* cli_next without its check of standard input. */
+static int cli_read(cli *c, const cli_opt *opts, const char **opt, const char **val)
 {
     *opt = c->given;
     *val = NULL;
@@ -99,7 +134,7 @@ int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
     }
     if (a[2] == 0) { /* "--": the rest are operands */
         c->operands_only = 1;
-        return cli_next(c, opts, opt, val);
+        return cli_read(c, opts, opt, val);
     }
     const char *name = a + 2, *eq = strchr(name, '=');
     size_t len = eq ? (size_t)(eq - name) : strlen(name);

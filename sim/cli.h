@@ -36,13 +36,14 @@
 typedef struct cli_opt {
     const char *name; /* long name without the dashes: "jobs" for --jobs */
     char letter;      /* short name: 'j' for -j; 0 for none */
-    int takes_value;  /* CLI_FLAG, CLI_VALUE or CLI_PATH */
+    int takes_value;  /* CLI_FLAG, CLI_VALUE, CLI_PATH or CLI_IN */
 } cli_opt;
 
 /* cli_opt.takes_value */
 #define CLI_FLAG 0  /* no value */
 #define CLI_VALUE 1 /* one value */
 #define CLI_PATH 2  /* one value naming a file or folder: an empty one is refused */
+#define CLI_IN 3    /* a CLI_PATH the command reads, '-' standard input: see cli_next */
 
 /* The state of one pass over a command's arguments (cli_init). */
 typedef struct cli {
@@ -54,6 +55,10 @@ typedef struct cli {
     const char *rest;  /* its letters not read yet ("j2") */
     int operands_only; /* after "--" */
     char given[64];    /* the option just read as given, without its value: "-j", "--jobs" */
+    /* what an operand '-' reads, as messages name it ("FILE", "IN"), set after cli_init by a
+     * command whose operands are inputs; NULL: an operand is no input cli_next tracks */
+    const char *operand_in;
+    char stdin_by[64]; /* the input that took '-' first ("-c", "FILE"), or "" */
 } cli;
 
 /* cli_next's answers besides an option's index in its table. */
@@ -71,7 +76,13 @@ void cli_init(cli *c, const char *prog, int argc, char **argv);
  *   PROG: --json needs a value                         [last argument, or --json=]
  *   PROG: --json '': an empty path names no file       [CLI_PATH given '']
  *   PROG: an empty argument '' names no file           [an empty operand]
- *   PROG: --quiet takes no value ('--quiet=x')                                             */
+ *   PROG: --quiet takes no value ('--quiet=x')
+ *   PROG: -c and -t both read '-' (standard input): give one of them a file
+ *                                                      [a second input '-': a CLI_IN option's
+ *                                                       value, or an operand with operand_in]
+ * Standard input can be read once: until 2026-11-28 `run -c - -t - < c.yaml` read it for both,
+ * and the second input's reader blamed the content ("-: unrecognised trace format"). An
+ * option given '-' twice (`-c - -c -`) is left to cli_once, which says it is given twice. */
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val);
 
 /* For an operand the command does not take: "PROG: unexpected argument 'A' (see PROG --help)"

@@ -918,6 +918,41 @@ static void set_value_why(char *out, size_t n, const char *msg, const char *file
         snprintf(out, n, "%s", p);
 }
 
+/* The offset of the first byte of s that is no part of a well-formed UTF-8 character
+ * (am_utf8_len), or -1 when there is none. */
+static long utf8_bad_at(const char *s)
+{
+    for (const char *p = s; *p;) {
+        int n = am_utf8_len((const unsigned char *)p);
+        if (!n)
+            return (long)(p - s);
+        p += n;
+    }
+    return -1;
+}
+
+/* A --set or --policy as its messages quote it: escaped as every message is (control bytes
+ * as \xHH), and so is a byte that is not UTF-8, since the argument is echoed as given, not
+ * as a decoder would read it; cut as shorten_echo cuts. */
+static void echo_arg(char *out, size_t cap, const char *text)
+{
+    size_t n = strlen(text), k = 0;
+    char *bytes = am_malloc(n * 4 + 1);
+    for (const char *p = text; *p;) {
+        int len = am_utf8_len((const unsigned char *)p);
+        if (len) {
+            memcpy(bytes + k, p, (size_t)len);
+            k += (size_t)len;
+            p += len;
+        } else
+            k += (size_t)sprintf(bytes + k, "\\x%02x", (unsigned char)*p++);
+    }
+    bytes[k] = 0;
+    am_escape_controls(out, cap, bytes);
+    free(bytes);
+    shorten_echo(out);
+}
+
 /* Apply one "PATH=VALUE" to the (user's) tree; its nodes are placed at set->file, line and
  * column, or (no file) at the origin "--set 'PATH=VALUE'" with no position. */
 static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_error *e)
@@ -929,8 +964,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
 
     /* escaped as every message is, so the message's prefix is this origin (apply_set strips it) */
     char shown[CFG_PATH_MAX];
-    am_escape_controls(shown, sizeof shown, text);
-    shorten_echo(shown);
+    echo_arg(shown, sizeof shown, text);
     snprintf(origin, sizeof origin, "--set '%s'", shown);
     const char *file = pool_intern(pool, set->file ? set->file : origin);
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
@@ -948,6 +982,19 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
             if (!*s)
                 break;
         }
+    }
+    /* UTF-8 only, and no byte-order mark first: libyaml takes a value starting FF FE or FE FF
+     * for UTF-16 and reads the rest as such, and skips EF BB BF, so until 2026-11-28 `--policy
+     * $'\xff\xfe\x80bad'` was "unknown allocator policy '技摡'" and `--policy $'\xef\xbb\xbfbfc'`
+     * ran bfc. The origin quotes the argument escaped, as given. */
+    long bad = utf8_bad_at(eq + 1);
+    if (bad >= 0 || strncmp(eq + 1, "\xef\xbb\xbf", 3) == 0) {
+        if (bad >= 0)
+            node_fail(e, &here, "bad value: not UTF-8 (byte 0x%02x at offset %ld)",
+                      (unsigned char)eq[1 + bad], bad);
+        else
+            node_fail(e, &here, "bad value: starts with a byte-order mark (EF BB BF)");
+        goto err;
     }
     /* The value is YAML: "1GiB", "\"quoted\"", "[1, 2]" and "{a: 1}" all work. */
     am_error perr = {0};
@@ -3033,9 +3080,11 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
         drop_allocator_options(map_get(map_get(mem, level), "allocator"));
     /* messages about it name --policy, not a --set the user never wrote (until 2026-11-27
      * "--set 'memories.hbm.allocator.policy=bfcc': ... unknown allocator policy") */
-    char text[CFG_NAME_MAX + 300], origin[300];
+    char text[CFG_NAME_MAX + 300], origin[CFG_PATH_MAX + 16];
     snprintf(text, sizeof text, "memories.%s.allocator.policy=%s", level, sw->policy);
-    snprintf(origin, sizeof origin, "--policy '%.256s'", sw->policy);
+    char shown[CFG_PATH_MAX];
+    echo_arg(shown, sizeof shown, sw->policy); /* escaped as given, as a --set is */
+    snprintf(origin, sizeof origin, "--policy '%s'", shown);
     cfg_set set = {text, origin, 0, 0};
     return apply_set(o->pub.root, &set, &o->pool, e);
 }

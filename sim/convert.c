@@ -1025,7 +1025,7 @@ int cmd_convert(int argc, char **argv)
     enum { O_HELP, O_OUT, O_TO, O_CONFIG, O_SET, O_DEVICE, O_N };
     static const cli_opt opts[] = {
         [O_HELP] = {"help", 'h', CLI_FLAG},     [O_OUT] = {"out", 'o', CLI_PATH},
-        [O_TO] = {"to", 0, CLI_VALUE},          [O_CONFIG] = {"config", 'c', CLI_PATH},
+        [O_TO] = {"to", 0, CLI_VALUE},          [O_CONFIG] = {"config", 'c', CLI_IN},
         [O_SET] = {"set", 0, CLI_VALUE},        [O_DEVICE] = {"device", 0, CLI_VALUE},
         [O_N] = {NULL, 0, 0}};
     /* every option that takes a value but --set takes one: a second is refused (cli_once) */
@@ -1033,6 +1033,7 @@ int cmd_convert(int argc, char **argv)
                                [O_DEVICE] = &device_s};
     cli cl;
     cli_init(&cl, "amsim convert", argc, argv);
+    cl.operand_in = "IN"; /* `convert - -c -` would read standard input twice */
     const char *opt, *v;
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR || (k >= 0 && slots[k] && cli_once("amsim convert", opt, slots[k], v,

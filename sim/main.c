@@ -109,12 +109,12 @@ static const cli_opt run_opts[] = {
     [R_CHECK] = {"check", 0, CLI_FLAG},             [R_LENIENT] = {"lenient", 0, CLI_FLAG},
     [R_FAIL_ON_OOM] = {"fail-on-oom", 0, CLI_FLAG},
     [R_SET] = {"set", 0, CLI_VALUE},                [R_DEVICE] = {"device", 0, CLI_VALUE},
-    [R_CONFIG] = {"config", 'c', CLI_PATH},         [R_TRACE] = {"trace", 't', CLI_PATH},
+    [R_CONFIG] = {"config", 'c', CLI_IN},           [R_TRACE] = {"trace", 't', CLI_IN},
     [R_POLICY] = {"policy", 0, CLI_VALUE},          [R_JSON] = {"json", 0, CLI_PATH},
     [R_PLACEMENTS] = {"placements", 0, CLI_PATH},   [R_TIMELINE] = {"timeline", 0, CLI_PATH},
     [R_CHROME] = {"chrome-trace", 0, CLI_PATH},     [R_SNAPSHOT] = {"pytorch-snapshot", 0, CLI_PATH},
     [R_LOG] = {"log", 0, CLI_PATH},                 [R_OUT] = {"out", 'o', CLI_PATH},
-    [R_EXPECT] = {"expect", 0, CLI_PATH},           [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
+    [R_EXPECT] = {"expect", 0, CLI_IN},             [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
     [R_N] = {NULL, 0, 0}};
 
 /* 0 ok, 1 usage error, -1 help printed */
@@ -367,7 +367,7 @@ static int cmd_check(int argc, char **argv)
     }
     enum { K_HELP, K_CONFIG, K_LENIENT, K_DEVICE, K_N };
     static const cli_opt opts[] = {[K_HELP] = {"help", 'h', CLI_FLAG},
-                                   [K_CONFIG] = {"config", 'c', CLI_PATH},
+                                   [K_CONFIG] = {"config", 'c', CLI_IN},
                                    [K_LENIENT] = {"lenient", 0, CLI_FLAG},
                                    [K_DEVICE] = {"device", 0, CLI_VALUE}, [K_N] = {NULL, 0, 0}};
     /* the files, in order; -c may come anywhere (until 2026-11-25 only first: `check FILE -c
@@ -379,6 +379,7 @@ static int cmd_check(int argc, char **argv)
     int lenient = 0;
     cli cl;
     cli_init(&cl, "amsim check", argc, argv);
+    cl.operand_in = "FILE"; /* `check -c - -` would read standard input twice */
     for (int k; (k = cli_next(&cl, opts, &opt, &v)) != CLI_END;) {
         if (k == CLI_ERROR || (k == K_CONFIG && cli_once("amsim check", opt, &cfgp, v, NULL)) ||
             (k == K_DEVICE && (cli_once("amsim check", opt, &device_s, v, NULL) ||
@@ -556,15 +557,25 @@ static int unknown_command(const char *cmd)
  * (until 2026-11-27 `amsim --version x` printed the version, status 0); `amsim help CMD` and
  * `amsim --help CMD` are CMD's own --help, and a CMD amsim does not have is an unknown command,
  * as in `amsim CMD --help` (until 2026-11-27 `amsim help nosuch` said "unexpected argument
- * 'nosuch' (it takes at most a command name ...)", though it was given one). */
+ * 'nosuch' (it takes at most a command name ...)", though it was given one). `--` ends the
+ * options here too (`amsim help -- run`), and help's own help (`help help`, `help --help`) is
+ * the general help: until 2026-11-28 all three were "unknown command". */
 static int version_or_help(int argc, char **argv)
 {
     const char *cmd = argv[1];
     int help = strcmp(cmd, "--version") != 0 && strcmp(cmd, "version") != 0;
-    int k = argc >= 3 && help ? find_command(argv[2]) : -1;
-    if (help && argc >= 3 && k < 0)
-        return unknown_command(argv[2]);
-    int extra = k >= 0 ? 3 : 2; /* the first word not taken */
+    int i = 2, dashes = argc > 2 && strcmp(argv[2], "--") == 0;
+    i += dashes;
+    int k = -1, self = 0; /* CMD's index in cmds; self: help asked about itself */
+    if (help && argc > i) {
+        const char *w = argv[i];
+        self = strcmp(w, "help") == 0 ||
+               (!dashes && (strcmp(w, "--help") == 0 || strcmp(w, "-h") == 0));
+        k = self ? -1 : find_command(w);
+        if (!self && k < 0)
+            return unknown_command(w);
+    }
+    int extra = k >= 0 || self ? i + 1 : i; /* the first word not taken */
     if (argc > extra) {
         char shown[CLI_SHOWN];
         am_msg("%s %s: unexpected argument '%s' (%s)\n", prog, cmd,

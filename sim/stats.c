@@ -768,7 +768,10 @@ int cmd_stats(int argc, char **argv)
         }
         if (k == CLI_OPERAND) {
             if (file) {
-                am_msg("%s: one results file only\n", prog);
+                /* both named, as convert's "one input only" (until 2026-11-28 neither was) */
+                char s1[CLI_SHOWN], s2[CLI_SHOWN];
+                am_msg("%s: one results file only ('%s' and '%s')\n", prog,
+                       am_escape_name(s1, sizeof s1, file), am_escape_name(s2, sizeof s2, val));
                 return 1;
             }
             file = val;

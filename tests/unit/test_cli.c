@@ -264,6 +264,147 @@ static void test_piped_config_reused(void)
     }
 }
 
+/* Two inputs given '-' would both read standard input: every command with several inputs
+ * refuses it as a usage error naming both, status 1, before reading anything. Until
+ * 2026-11-28 the second reader blamed the content (`run -c - -t - < c.yaml`: "-: unrecognised
+ * trace format") and `check -c - - < c.yaml` passed, status 0. */
+static void test_stdin_once(void)
+{
+    static const struct {
+        const char *args, *err; /* @T a trace file */
+    } cases[] = {
+        {"run -c - -t - -q", "amsim run: -c and -t both read '-' (standard input): give one of "
+                             "them a file\n"},
+        {"run -q -t- --config=-", "amsim run: -t and --config both read '-' (standard input): "
+                                  "give one of them a file\n"},
+        {"run -c - -t @T --expect -", "amsim run: -c and --expect both read '-' (standard "
+                                      "input): give one of them a file\n"},
+        {"run -t - -c @T --expect -", "amsim run: -t and --expect both read '-' (standard "
+                                      "input): give one of them a file\n"},
+        {"compare -c - -t - --policies bfc", "amsim compare: -c and -t both read '-' (standard "
+                                             "input): give one of them a file\n"},
+        {"mincap -t - -c - --json -", "amsim mincap: -t and -c both read '-' (standard input): "
+                                      "give one of them a file\n"},
+        {"check -c - -", "amsim check: -c and FILE both read '-' (standard input): give one of "
+                         "them a file\n"},
+        {"check @T - -", "amsim check: two FILE operands read '-' (standard input): give one of "
+                         "them a file\n"},
+        {"convert - -o @T.out -c -", "amsim convert: IN and -c both read '-' (standard input): "
+                                     "give one of them a file\n"},
+        /* one option twice is cli_once's "given twice" */
+        {"run -c - -c - -t @T", "amsim run: -c given twice ('-', then '-'): it takes one "
+                                "value\n"},
+    };
+    const char *tr = tu_write("in.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *out = NULL, *err = NULL;
+        size_t k = 0;
+        for (const char *p = cases[i].args; *p && k + 1100 < sizeof args; p++)
+            if (*p == '@' && p[1] == 'T')
+                k += (size_t)snprintf(args + k, sizeof args - k, "%s", tr), p++;
+            else
+                args[k++] = *p;
+        args[k] = 0;
+        int st = tu_amsim(args, &out, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(out && !*out);
+        CU_ASSERT(err && strcmp(err, cases[i].err) == 0);
+        if (st != 1 || !err || strcmp(err, cases[i].err))
+            fprintf(stderr, "\n  %s: status %d, %s\n", args, st, err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+}
+
+/* `amsim help CMD` is `amsim CMD --help`: help's own (`help help`, `help --help`) is the
+ * general help, and `--` ends the options there too (`help -- run`). Until 2026-11-28 all
+ * three were "unknown command", status 1. */
+static void test_help_of_help(void)
+{
+    static const struct {
+        const char *args, *head; /* what standard output starts with */
+    } cases[] = {
+        {"help help", "usage: amsim COMMAND"},  {"help --help", "usage: amsim COMMAND"},
+        {"--help help", "usage: amsim COMMAND"}, {"help -- help", "usage: amsim COMMAND"},
+        {"help -- run", "usage: amsim run "},    {"--help -- stats", "usage: amsim stats"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *out = NULL, *err = NULL;
+        int st = tu_amsim(cases[i].args, &out, &err);
+        size_t n = strlen(cases[i].head);
+        CU_ASSERT_EQUAL(st, 0);
+        CU_ASSERT(out && strncmp(out, cases[i].head, n) == 0);
+        CU_ASSERT(err && !*err);
+        if (st != 0 || !out || strncmp(out, cases[i].head, n))
+            fprintf(stderr, "\n  amsim %s: status %d, %s\n", cases[i].args, st,
+                    err ? err : "(none)");
+        free(out);
+        free(err);
+    }
+    char *err = NULL; /* a word past the command is still refused */
+    CU_ASSERT_EQUAL(tu_amsim("help help x", NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "unexpected argument 'x'"));
+    free(err);
+}
+
+/* A second results file of stats is named with the first, escaped, as convert names a second
+ * input (until 2026-11-28 stats said "one results file only" and named neither). */
+static void test_one_input_named(void)
+{
+    static const char *const cases[][2] = {
+        {"stats a.csv 'b\x1b.csv' --metric ooms",
+         "amsim stats: one results file only ('a.csv' and 'b\\x1b.csv')\n"},
+        {"stats r.csv r.csv --metric ooms", "amsim stats: one results file only ('r.csv' and "
+                                            "'r.csv')\n"},
+        {"convert t.trace t.trace -o x", "amsim convert: one input only ('t.trace' and "
+                                         "'t.trace')\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *err = NULL;
+        CU_ASSERT_EQUAL(tu_amsim(cases[i][0], NULL, &err), 1);
+        CU_ASSERT(err && strcmp(err, cases[i][1]) == 0);
+        if (!err || strcmp(err, cases[i][1]) != 0)
+            fprintf(stderr, "\n  amsim %s\n  stderr: %s  expected: %s", cases[i][0],
+                    err ? err : "(none)", cases[i][1]);
+        free(err);
+    }
+}
+
+/* A --policy or --set value that is not UTF-8, or starts with a byte-order mark, is refused
+ * quoting the argument escaped as given. Until 2026-11-28 libyaml took FF FE for a UTF-16LE
+ * mark and the message echoed its decoding ("unknown allocator policy '\xe6\x8a\x80...'"),
+ * and EF BB BF was skipped: `--policy $'\xef\xbb\xbfbfc'` ran bfc. */
+static void test_value_not_utf8(void)
+{
+    static const struct {
+        const char *arg, *err; /* arg made by sh's printf: sh may have no $'...' */
+    } cases[] = {
+        {"--policy \"$(printf '\\377\\376\\200bad')\"",
+         "amsim: --policy '\\xff\\xfe\\x80bad': bad value: not UTF-8 (byte 0xff at offset 0)\n"},
+        {"--set \"$(printf 'memories.hbm.allocator.policy=\\376\\377bfc')\"",
+         "amsim: --set 'memories.hbm.allocator.policy=\\xfe\\xffbfc': bad value: not UTF-8 "
+         "(byte 0xfe at offset 0)\n"},
+        {"--policy \"$(printf 'b\\303\\251\\200')\"",
+         "amsim: --policy 'b\xc3\xa9\\x80': bad value: not UTF-8 (byte 0x80 at offset 3)\n"},
+        {"--policy \"$(printf '\\357\\273\\277bfc')\"",
+         "amsim: --policy '\xef\xbb\xbf" "bfc': bad value: starts with a byte-order mark (EF BB "
+         "BF)\n"},
+    };
+    const char *tr = tu_write("u8.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char args[4096], *err = NULL;
+        snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t '%s' %s", tu_top(),
+                 tr, cases[i].arg);
+        int st = tu_amsim(args, NULL, &err);
+        CU_ASSERT_EQUAL(st, 1);
+        CU_ASSERT(err && strcmp(err, cases[i].err) == 0);
+        if (st != 1 || !err || strcmp(err, cases[i].err))
+            fprintf(stderr, "\n  amsim %s: status %d, %s  expected: %s", args, st,
+                    err ? err : "(none)", cases[i].err);
+        free(err);
+    }
+}
+
 void suite_cli(void)
 {
     TU_SUITE("cli", {"every form getopt_long takes", test_forms},
@@ -272,5 +413,9 @@ void suite_cli(void)
              {"help texts: -o/--out, a required -c, every --log line", test_help_texts},
              {"-q with nothing else to write is a usage error", test_quiet_needs_output},
              {"a config piped to -c - serves every run of compare and mincap",
-              test_piped_config_reused});
+              test_piped_config_reused},
+             {"two inputs '-' are refused, naming both", test_stdin_once},
+             {"help help, help --help and help -- CMD", test_help_of_help},
+             {"a second input of stats and convert names both", test_one_input_named},
+             {"a --policy or --set value not UTF-8 is quoted escaped", test_value_not_utf8});
 }
