@@ -74,21 +74,40 @@ static int cli_letter(cli *c, const cli_opt *opts, const char **val)
     return cli_value(c, &opts[k], k, *val);
 }
 
-/* An input given '-' (as: "-c", "--expect", "FILE"): k, or CLI_ERROR when another input
- * has taken standard input already. The same option twice is cli_once's to refuse, but two
- * operands are two inputs. */
-static int cli_stdin(cli *c, int k, const char *as)
+/* Whether a path names the process's standard input: '-', or one of the system's names for its
+ * descriptor 0 (a pipe is read once whichever name opens it). */
+static int names_stdin(const char *v)
+{
+    return !strcmp(v, "-") || !strcmp(v, "/dev/stdin") || !strcmp(v, "/dev/fd/0") ||
+           !strcmp(v, "/proc/self/fd/0");
+}
+
+/* An input given standard input (as: "-c", "--expect", "FILE"; v as written): k, or CLI_ERROR
+ * when another input has taken it already. The same option twice (-c and --config are one) is
+ * cli_once's to refuse, but two operands are two inputs. Until 2026-11-28 (later) /dev/stdin,
+ * /dev/fd/0 and /proc/self/fd/0 were not taken for standard input here, so `-c /dev/stdin
+ * --expect -` read it twice, and -c and --config counted as two inputs. */
+static int cli_stdin(cli *c, int k, const char *as, const char *v)
 {
     if (!c->stdin_by[0]) {
         snprintf(c->stdin_by, sizeof c->stdin_by, "%s", as);
+        c->stdin_k = k;
+        c->stdin_as = v;
         return k;
     }
-    if (strcmp(c->stdin_by, as) != 0)
-        am_msg("%s: %s and %s both read '-' (standard input): give one of them a file\n",
-               c->prog, c->stdin_by, as);
-    else if (k == CLI_OPERAND)
+    int dashes = !strcmp(v, "-") && !strcmp(c->stdin_as, "-");
+    if (k == CLI_OPERAND && c->stdin_k == CLI_OPERAND && dashes)
         am_msg("%s: two %s operands read '-' (standard input): give one of them a file\n",
                c->prog, as);
+    else if (k == CLI_OPERAND && c->stdin_k == CLI_OPERAND)
+        am_msg("%s: two %s operands read standard input ('%s' and '%s'): give one of them a "
+               "file\n", c->prog, as, c->stdin_as, v);
+    else if (k != c->stdin_k && dashes)
+        am_msg("%s: %s and %s both read '-' (standard input): give one of them a file\n",
+               c->prog, c->stdin_by, as);
+    else if (k != c->stdin_k)
+        am_msg("%s: %s and %s both read standard input ('%s' and '%s'): give one of them a "
+               "file\n", c->prog, c->stdin_by, as, c->stdin_as, v);
     else
         return k;
     return CLI_ERROR;
@@ -99,12 +118,12 @@ static int cli_read(cli *c, const cli_opt *opts, const char **opt, const char **
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
 {
     int k = cli_read(c, opts, opt, val);
-    if (!*val || strcmp(*val, "-") != 0)
+    if (!*val || !names_stdin(*val))
         return k;
     if (k >= 0 && opts[k].takes_value == CLI_IN)
-        return cli_stdin(c, k, c->given);
+        return cli_stdin(c, k, c->given, *val);
     if (k == CLI_OPERAND && c->operand_in)
-        return cli_stdin(c, k, c->operand_in);
+        return cli_stdin(c, k, c->operand_in, *val);
     return k;
 }
 

@@ -58,7 +58,9 @@ typedef struct cli {
     /* what an operand '-' reads, as messages name it ("FILE", "IN"), set after cli_init by a
      * command whose operands are inputs; NULL: an operand is no input cli_next tracks */
     const char *operand_in;
-    char stdin_by[64]; /* the input that took '-' first ("-c", "FILE"), or "" */
+    char stdin_by[64]; /* the input that took standard input first ("-c", "FILE"), or "" */
+    int stdin_k;       /* its option's index (CLI_OPERAND for an operand), when stdin_by is set */
+    const char *stdin_as; /* how it named standard input: "-", "/dev/stdin", ... */
 } cli;
 
 /* cli_next's answers besides an option's index in its table. */

@@ -291,9 +291,22 @@ static void test_stdin_once(void)
                          "them a file\n"},
         {"convert - -o @T.out -c -", "amsim convert: IN and -c both read '-' (standard input): "
                                      "give one of them a file\n"},
-        /* one option twice is cli_once's "given twice" */
+        /* one option twice is cli_once's "given twice", under either of its names (until
+         * 2026-11-28 (later) -c and --config were two inputs) */
         {"run -c - -c - -t @T", "amsim run: -c given twice ('-', then '-'): it takes one "
                                 "value\n"},
+        {"run -c - --config - -t @T", "amsim run: --config given twice ('-', then '-'): it "
+                                      "takes one value\n"},
+        /* the system's names for standard input are standard input (until 2026-11-28 (later)
+         * `-c /dev/stdin --expect -` read it twice) */
+        {"run -c /dev/stdin -t @T --expect -", "amsim run: -c and --expect both read standard "
+                                               "input ('/dev/stdin' and '-'): give one of them a "
+                                               "file\n"},
+        {"compare -c /dev/fd/0 -t - --policies bfc", "amsim compare: -c and -t both read "
+                                                     "standard input ('/dev/fd/0' and '-'): give "
+                                                     "one of them a file\n"},
+        {"check -- /proc/self/fd/0 -", "amsim check: two FILE operands read standard input "
+                                       "('/proc/self/fd/0' and '-'): give one of them a file\n"},
     };
     const char *tr = tu_write("in.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
