@@ -576,6 +576,10 @@ static int version_or_help(int argc, char **argv)
             return unknown_command(w);
     }
     int extra = k >= 0 || self ? i + 1 : i; /* the first word not taken */
+    /* a "--" after the command name ends options that are not there, as `run --help --` does
+     * (until 2026-11-28 `help run --` was an unexpected argument) */
+    if (!dashes && argc > extra && strcmp(argv[extra], "--") == 0)
+        extra++;
     if (argc > extra) {
         char shown[CLI_SHOWN];
         am_msg("%s %s: unexpected argument '%s' (%s)\n", prog, cmd,

@@ -340,6 +340,8 @@ static void test_help_of_help(void)
         {"help help", "usage: amsim COMMAND"},  {"help --help", "usage: amsim COMMAND"},
         {"--help help", "usage: amsim COMMAND"}, {"help -- help", "usage: amsim COMMAND"},
         {"help -- run", "usage: amsim run "},    {"--help -- stats", "usage: amsim stats"},
+        /* a trailing -- ends no option, as in `run --help --` (until 2026-11-28 refused) */
+        {"help run --", "usage: amsim run "},    {"version --", "amsim "},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *out = NULL, *err = NULL;
