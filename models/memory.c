@@ -106,8 +106,9 @@ static const os_node *recorded_outer_at(const mem_level *m, uint64_t addr)
 }
 
 /* The recorded segment of `bytes` holding addr, the nearest starting below it first, or NULL.
- * Segments may overlap (a pickle's segment_map pieces inside a declared range, an address
- * reused after a segment_free), so the one starting nearest below addr need not be it: every
+ * Segments may overlap (a pickle's segment_map pieces inside a declared range, a range reused
+ * after a segment_free at another start), so the one starting nearest below addr need not be
+ * it: every
  * one starting in the outermost segment holding addr, less than `bytes` below addr, is looked
  * at. Where none overlap that is the one below addr alone. Until 2026-11-28 only it was. */
 static const os_node *recorded_segment(const mem_level *m, uint64_t addr, uint64_t bytes)

@@ -4705,9 +4705,9 @@ static int matrix_count_read(const char *p, const char *line, int *total, am_err
 
 /* 0 when matrix.tsv's line (number lineno) holds no control byte but its tabs (tsv_bad_byte,
  * as the sweep's trace check), else -1 with err at the byte: amsim writes tab-separated fields
- * and a newline alone. Until 2026-11-27 a carriage return (a CRLF line end from an editor or a copy) passed: at a run line's end it
- * became part of the key, so --merge marked the finished run 'missing' and a rerun said the
- * sweep had changed, running nothing. */
+ * and a newline alone. Until 2026-11-27 a carriage return (a CRLF line end from an editor or a
+ * copy) passed: at a run line's end it became part of the key, so --merge marked the finished
+ * run 'missing' and a rerun said the sweep had changed, running nothing. */
 static int matrix_line_plain(const char *p, const char *line, int lineno, am_error *err)
 {
     const unsigned char *c = (const unsigned char *)tsv_bad_byte(line, 1);
