@@ -327,6 +327,23 @@ static void test_stdin_once(void)
         free(out);
         free(err);
     }
+    /* a pipe on standard input under another name (a link to /dev/stdin) is standard input
+     * too (until 2026-11-28 only the names above were) */
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char link[1024], errf[1100], cmd[4096];
+    snprintf(link, sizeof link, "%s/stdinlink", tu_tmpdir());
+    snprintf(errf, sizeof errf, "%s/stdinlink.err", tu_tmpdir());
+    unlink(link);
+    CU_ASSERT_FATAL(symlink("/dev/stdin", link) == 0);
+    snprintf(cmd, sizeof cmd, "echo x | '%s' run -c - -t '%s' >/dev/null 2>'%s'", bin, link,
+             errf);
+    int st = system(cmd);
+    CU_ASSERT(WIFEXITED(st) && WEXITSTATUS(st) == 1);
+    char *err = tu_slurp(errf, NULL), want[2200];
+    snprintf(want, sizeof want, "amsim run: -c and -t both read standard input ('-' and '%s'): "
+             "give one of them a file\n", link);
+    CU_ASSERT(err && strcmp(err, want) == 0);
+    free(err);
 }
 
 /* `amsim help CMD` is `amsim CMD --help`: help's own (`help help`, `help --help`) is the
