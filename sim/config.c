@@ -971,8 +971,16 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     cfg_node here = {.file = file, .line = line, .col = col}; /* where messages point */
     if (!eq || eq == text)
         return node_fail(e, &here, "expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)");
-    /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused). */
+    /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused), and UTF-8:
+     * a key names a setting, and the messages that name an unknown one quoted it raw (until
+     * 2026-11-28 `--set $'memories.hbm\xff.capacity=1GiB'` said "unknown memory 'hbm<FF>'"). */
     path = am_strndup(text, (size_t)(eq - text));
+    long bad_key = utf8_bad_at(path);
+    if (bad_key >= 0) {
+        node_fail(e, &here, "bad PATH: not UTF-8 (byte 0x%02x at offset %ld)",
+                  (unsigned char)path[bad_key], bad_key);
+        goto err;
+    }
     for (const char *s = path;; s++) {
         if (*s == '.' || !*s) {
             if (s == path || s[-1] == '.' || (*s == '.' && !s[1])) {

@@ -421,6 +421,10 @@ static void test_value_not_utf8(void)
         {"--policy \"$(printf '\\357\\273\\277bfc')\"",
          "amsim: --policy '\xef\xbb\xbf" "bfc': bad value: starts with a byte-order mark (EF BB "
          "BF)\n"},
+        /* the PATH too (until 2026-11-28 "unknown memory 'hbm<FF>'", the byte raw) */
+        {"--set \"$(printf 'memories.hbm\\377.capacity=1GiB')\"",
+         "amsim: --set 'memories.hbm\\xff.capacity=1GiB': bad PATH: not UTF-8 (byte 0xff at "
+         "offset 12)\n"},
     };
     const char *tr = tu_write("u8.trace", "amsim-trace v1\nalloc 1 1MiB\nfree 1\n");
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
