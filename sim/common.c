@@ -51,6 +51,34 @@ int am_utf8_len(const unsigned char *p)
     return n;
 }
 
+long am_utf8_bad_at(const char *s)
+{
+    for (const char *p = s; *p;) {
+        int n = am_utf8_len((const unsigned char *)p);
+        if (!n)
+            return (long)(p - s);
+        p += n;
+    }
+    return -1;
+}
+
+char *am_utf8_escape_dup(const char *s)
+{
+    char *out = am_malloc(4 * strlen(s) + 1), *o = out;
+    for (const unsigned char *u = (const unsigned char *)s; *u;) {
+        int n = am_utf8_len(u);
+        if (n == 0) {
+            o += sprintf(o, "\\x%02x", *u++);
+            continue;
+        }
+        memcpy(o, u, (size_t)n);
+        o += n;
+        u += n;
+    }
+    *o = 0;
+    return out;
+}
+
 /* am_escape_controls, and with keep_tab_nl 0 am_escape_name: tab and newline escaped too. */
 static void escape_bytes(char *out, size_t cap, const char *src, int keep_tab_nl)
 {

@@ -94,6 +94,12 @@ int am_c1_at(const unsigned char *p, size_t len);
  * U+10FFFF; RFC 3629): how outputs that declare UTF-8 (JSON, report.html) find the bytes to
  * escape. */
 int am_utf8_len(const unsigned char *p);
+/* The offset of the first byte of s that starts no well-formed UTF-8 character (am_utf8_len),
+ * or -1 when there is none. */
+long am_utf8_bad_at(const char *s);
+/* s copied (malloc'd) with each byte that starts no well-formed UTF-8 character as the text
+ * \xHH, the rest as is: how a text echoed as given stays UTF-8. */
+char *am_utf8_escape_dup(const char *s);
 /* src into out (cap bytes, cut there), its control bytes (below 0x20 but tab and newline, and
  * 0x7f) written \xHH, and C1 controls (UTF-8 C2 80..C2 9F) as \xc2\xHH; every am_fail*
  * message is passed through it. */

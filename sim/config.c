@@ -918,36 +918,12 @@ static void set_value_why(char *out, size_t n, const char *msg, const char *file
         snprintf(out, n, "%s", p);
 }
 
-/* The offset of the first byte of s that is no part of a well-formed UTF-8 character
- * (am_utf8_len), or -1 when there is none. */
-static long utf8_bad_at(const char *s)
-{
-    for (const char *p = s; *p;) {
-        int n = am_utf8_len((const unsigned char *)p);
-        if (!n)
-            return (long)(p - s);
-        p += n;
-    }
-    return -1;
-}
-
 /* A --set or --policy as its messages quote it: escaped as every message is (control bytes
  * as \xHH), and so is a byte that is not UTF-8, since the argument is echoed as given, not
  * as a decoder would read it; cut as shorten_echo cuts. */
 static void echo_arg(char *out, size_t cap, const char *text)
 {
-    size_t n = strlen(text), k = 0;
-    char *bytes = am_malloc(n * 4 + 1);
-    for (const char *p = text; *p;) {
-        int len = am_utf8_len((const unsigned char *)p);
-        if (len) {
-            memcpy(bytes + k, p, (size_t)len);
-            k += (size_t)len;
-            p += len;
-        } else
-            k += (size_t)sprintf(bytes + k, "\\x%02x", (unsigned char)*p++);
-    }
-    bytes[k] = 0;
+    char *bytes = am_utf8_escape_dup(text);
     am_escape_controls(out, cap, bytes);
     free(bytes);
     shorten_echo(out);
@@ -975,7 +951,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
      * a key names a setting, and the messages that name an unknown one quoted it raw (until
      * 2026-11-28 `--set $'memories.hbm\xff.capacity=1GiB'` said "unknown memory 'hbm<FF>'"). */
     path = am_strndup(text, (size_t)(eq - text));
-    long bad_key = utf8_bad_at(path);
+    long bad_key = am_utf8_bad_at(path);
     if (bad_key >= 0) {
         node_fail(e, &here, "bad PATH: not UTF-8 (byte 0x%02x at offset %ld)",
                   (unsigned char)path[bad_key], bad_key);
@@ -995,7 +971,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
      * for UTF-16 and reads the rest as such, and skips EF BB BF, so until 2026-11-28 `--policy
      * $'\xff\xfe\x80bad'` was "unknown allocator policy '技摡'" and `--policy $'\xef\xbb\xbfbfc'`
      * ran bfc. The origin quotes the argument escaped, as given. */
-    long bad = utf8_bad_at(eq + 1);
+    long bad = am_utf8_bad_at(eq + 1);
     if (bad >= 0 || strncmp(eq + 1, "\xef\xbb\xbf", 3) == 0) {
         if (bad >= 0)
             node_fail(e, &here, "bad value: not UTF-8 (byte 0x%02x at offset %ld)",

@@ -48,18 +48,7 @@ static const char *prog = "amsim report";
  * declares utf-8 (until 2026-11-28 such bytes went into the page and its SVG raw). */
 static char *page_dup(const char *src)
 {
-    char *esc = am_escape_dup(src), *out = am_malloc(4 * strlen(esc) + 1), *o = out;
-    for (const unsigned char *u = (const unsigned char *)esc; *u;) {
-        int n = am_utf8_len(u);
-        if (n == 0) {
-            o += sprintf(o, "\\x%02x", *u++);
-            continue;
-        }
-        memcpy(o, u, (size_t)n);
-        o += n;
-        u += n;
-    }
-    *o = 0;
+    char *esc = am_escape_dup(src), *out = am_utf8_escape_dup(esc);
     free(esc);
     return out;
 }
