@@ -126,11 +126,11 @@ static int cli_read(cli *c, const cli_opt *opts, const char **opt, const char **
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
 {
     int k = cli_read(c, opts, opt, val);
-    if (!*val || !names_stdin(*val))
+    if (!*val) /* only an input's value is looked at (names_stdin may stat it) */
         return k;
-    if (k >= 0 && opts[k].takes_value == CLI_IN)
+    if (k >= 0 && opts[k].takes_value == CLI_IN && names_stdin(*val))
         return cli_stdin(c, k, c->given, *val);
-    if (k == CLI_OPERAND && c->operand_in)
+    if (k == CLI_OPERAND && c->operand_in && names_stdin(*val))
         return cli_stdin(c, k, c->operand_in, *val);
     return k;
 }
