@@ -97,12 +97,11 @@ static void log_line(mem_level *m, const char *line)
     }
 }
 
-/* The outermost recorded segment holding addr, or NULL. The test is by offset, as a segment may
- * end at 2^64 (until 2026-11-28 its end wrapped to 0 and it held nothing). */
+/* The outermost recorded segment holding addr, or NULL: os_overlap tests by offset, as a segment
+ * may end at 2^64 (until 2026-11-28 its end wrapped to 0 and it held nothing). */
 static const os_node *recorded_outer_at(const mem_level *m, uint64_t addr)
 {
-    const os_node *o = os_floor(&m->recorded_outer, addr, UINT64_MAX);
-    return o && addr - o->k1 < o->val ? o : NULL;
+    return os_overlap(&m->recorded_outer, addr, 1);
 }
 
 /* The recorded segment of `bytes` holding addr, the nearest starting below it first, or NULL.
@@ -476,8 +475,8 @@ static void note_outer(mem_level *m, uint64_t addr, uint64_t bytes)
 {
     if (bytes == 0)
         return; /* holds nothing */
-    os_node *o = os_floor(&m->recorded_outer, addr, UINT64_MAX);
-    if (o && addr - o->k1 < o->val) { /* begins inside o: o takes it */
+    os_node *o = os_overlap(&m->recorded_outer, addr, 1);
+    if (o) { /* begins inside o: o takes it */
         bytes = AM_MAX(o->val, am_end_sat(addr - o->k1, bytes));
         addr = o->k1;
         os_remove(&m->recorded_outer, o);
