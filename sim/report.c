@@ -108,7 +108,6 @@ static void link_widths(const am_config *cfg, const sim_link_result *lr, int nl,
 
 /* ---- text -------------------------------------------------------------------------------- */
 
-static const char *pct(char *b, size_t n, double v) { return units_fmt_pct(b, n, v); }
 
 /* The levels spilled buffers went to, by name in level order: "host", "host and hbm", "hbm,
  * host and vmem". They are the spill_host of each eviction made (the run's into_mask; until
@@ -164,8 +163,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
         fprintf(f, "%-*s %-10s %12s %12s %14s %12s %11s %6" PRIu64 "\n", level_w, mem_name(m),
                 mem_policy(m)->name, units_fmt_size(a, sizeof a, mem_capacity(m)),
                 units_fmt_size(b, sizeof b, lm.peak_live),
-                units_fmt_size(c, sizeof c, lm.peak_reserved), pct(d, sizeof d, lm.utilization),
-                pct(e, sizeof e, lm.fragmentation_ratio), mm->ooms);
+                units_fmt_size(c, sizeof c, lm.peak_reserved),
+                units_fmt_pct(d, sizeof d, lm.utilization),
+                units_fmt_pct(e, sizeof e, lm.fragmentation_ratio), mm->ooms);
     }
     if (shown)
         fprintf(f, "\n");
@@ -184,7 +184,8 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 /* its peak live is then below the trace's (until 2026-11-27 not said) */
                 mm->ooms ? " (peak live counts the requests served only)" : "",
                 units_fmt_size(a, sizeof a, lm.reserved_unallocated_at_peak),
-                units_fmt_size(b, sizeof b, lm.internal_frag), pct(c, sizeof c, lm.max_external_frag),
+                units_fmt_size(b, sizeof b, lm.internal_frag),
+                units_fmt_pct(c, sizeof c, lm.max_external_frag),
                 mm->device_allocs, PL(mm->device_allocs));
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
