@@ -1748,11 +1748,15 @@ static void defrag_audit(sim *s, int level, const slot *x, const alloc_out *o)
 }
 
 /* What a level's device calls and charged host time add up to: a run or a retry that moved it
- * made device calls (logged, counted) or charged time, which a skipped one would not repeat. */
+ * made device calls (logged, counted) or charged time, which a skipped one would not repeat. A
+ * refused call is not counted: no output shows it (no log line, no summary figure; any time it
+ * costs is in allocator_ps), and a full device refusing `caching`'s or `bfc`'s new segment at
+ * every retry is the case the skip is for. Until 2026-11-28 it counted, so under `caching` every
+ * failed request on a full device compacted the whole level again. */
 static uint64_t device_activity(const sim *s, int level)
 {
     const mem_metrics *mm = mem_get_metrics(s->lv[level]);
-    return mm->device_allocs + mm->device_frees + mm->device_refusals + mm->allocator_ps;
+    return mm->device_allocs + mm->device_frees + mm->allocator_ps;
 }
 
 /* Whether a transfer queued or running reads or writes a resident buffer of the level. */

@@ -2882,6 +2882,36 @@ static void test_compaction_not_skipped_with_device_calls(void)
     free(out);
 }
 
+/* A device that refuses a new segment is no device activity: no output shows the refusal, and
+ * the next run would be refused the same. Under `caching` on a 2 MiB device, nine 209665-byte
+ * buffers fill the one segment; 10, 11 and 12 each need a new one, which the full device refuses
+ * (QA 106). 10's run moves nothing; 11 and 12 fail at once, counted in `skipped`. Until
+ * 2026-11-28 the refusal counted as a device call: 3 runs, none skipped, with the same
+ * placements (the log's S line then counted 6 num_alloc_retries, now 4). */
+static void test_compaction_skipped_when_device_refuses(void)
+{
+    char tr[512];
+    int at = snprintf(tr, sizeof tr, "amsim-trace v1\n");
+    for (int i = 1; i <= 9; i++)
+        at += snprintf(tr + at, sizeof tr - (size_t)at, "alloc %d 209665\n", i);
+    snprintf(tr + at, sizeof tr - (size_t)at,
+             "alloc 10 208000\nalloc 11 208000\nalloc 12 208000\nfree 1\n");
+    char *out;
+    char *pl = pl_run("csdr",
+                      "version: 1\ndevice: h100\nmemories:\n  hbm:\n    capacity: 2MiB\n"
+                      "    allocator: {policy: caching}\n"
+                      "    defrag: {mode: compact, trigger: on_oom}\n",
+                      tr, "--check", &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "9,10,hbm,,208000,,oom\n10,11,hbm,,208000,,oom\n"
+                                      "11,12,hbm,,208000,,oom\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "defragmentation: 1 run moved 0 B (0 buffers) in 0 ps; "
+                                       "0 out-of-memory events avoided, 0 buffers lost; skipped "
+                                       "for 2 requests it could not serve\n"));
+    free(pl);
+    free(out);
+}
+
 /* A run that would move nothing still runs when a transfer is pending on one of the level's
  * buffers: it waits for it first (test_defrag_waits_for_pending_transfer), and skipping it would
  * change the host's time. As in test_compaction_once_per_live_set, 5's run moves nothing; 1 is
@@ -3047,6 +3077,8 @@ void suite_hierarchy(void)
              {"spilling counts blocks pending their free", test_spill_skips_for_pending_blocks},
              {"spilling out of victims defragments once more", test_spill_then_compact},
              {"a compaction with device calls is not skipped", test_compaction_not_skipped_with_device_calls},
+             {"a compaction is skipped when the device refuses a segment",
+              test_compaction_skipped_when_device_refuses},
              {"the compaction after spilling needs an eviction of its own level", test_spill_then_compact_own_evictions},
              {"a live set unchanged since its compaction is not compacted again",
               test_compaction_once_per_live_set},
