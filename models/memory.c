@@ -52,7 +52,7 @@ struct mem_level {
     int by_bytes;          /* the device refuses by bytes only: a 64-bit space (alloc.h) */
     uint64_t hint;         /* TR_NO_ADDR-like UINT64_MAX when none */
     as_tree free_ext;      /* free device extents: key = start address, len = length */
-    os_tree recorded_segs; /* recorded segments: k1 = address, val = size */
+    os_tree recorded_segs; /* recorded segments: k1 = address, k2 = val = size */
     os_tree recorded_outer; /* the outermost ones, those overlapping merged: they are apart */
     uint64_t recorded_end; /* the highest end among them (saturated), 0 when none */
     unsigned fail_next;
@@ -106,10 +106,10 @@ static const os_node *recorded_outer_at(const mem_level *m, uint64_t addr)
 
 /* The recorded segment of `bytes` holding addr, the nearest starting below it first, or NULL.
  * Segments may overlap (a pickle's segment_map pieces inside a declared range, a range reused
- * after a segment_free at another start), so the one starting nearest below addr need not be
- * it: every
- * one starting in the outermost segment holding addr, less than `bytes` below addr, is looked
- * at. Where none overlap that is the one below addr alone. Until 2026-11-28 only it was. */
+ * after a segment_free at another start or at the same start with another size), so the one
+ * starting nearest below addr need not be it: every one starting in the outermost segment
+ * holding addr, less than `bytes` below addr, is looked at, every size at a start. Where none
+ * overlap that is the one below addr alone. Until 2026-11-28 only it was. */
 static const os_node *recorded_segment(const mem_level *m, uint64_t addr, uint64_t bytes)
 {
     const os_node *o = recorded_outer_at(m, addr);
@@ -494,13 +494,19 @@ static void note_outer(mem_level *m, uint64_t addr, uint64_t bytes)
     os_insert(&m->recorded_outer, o);
 }
 
+/* Segments are kept by start and size: a start reused after a segment_free with another size
+ * (the caching allocator's cached 2 MiB segment given back, a 22 MiB one mapped there) is a
+ * second segment, and dev_alloc takes the one of the size it is asked for. Until 2026-11-28
+ * they were kept by start alone, so the later one was dropped as known and its request placed
+ * by first fit, away from its recorded address. */
 void mem_note_recorded_segment(mem_level *m, uint64_t addr, uint64_t bytes)
 {
-    const os_node *known = os_lower_bound(&m->recorded_segs, addr, 0);
-    if (known && known->k1 == addr)
+    const os_node *known = os_lower_bound(&m->recorded_segs, addr, bytes);
+    if (known && known->k1 == addr && known->k2 == bytes)
         return; /* already known */
     os_node *n = am_calloc(1, sizeof *n);
     n->k1 = addr;
+    n->k2 = bytes;
     n->val = bytes;
     os_insert(&m->recorded_segs, n);
     note_outer(m, addr, bytes);

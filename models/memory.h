@@ -10,8 +10,9 @@
  * Recorded placement (PyTorch snapshots, `segment_addresses: recorded`): the engine tells the
  * level which device segments the recording had (mem_note_recorded_segment) and, before each
  * allocation, the address the recording gave it (mem_hint). A device allocation made while a
- * hint is set takes the recorded segment that contains the hinted address, if that segment has
- * the requested size and its range is free; otherwise it falls back to first fit. */
+ * hint is set takes a recorded segment of the requested size that contains the hinted address
+ * (one start may have several sizes, reused after a segment_free), if its range is free;
+ * otherwise it falls back to first fit. */
 #ifndef AM_MEMORY_H
 #define AM_MEMORY_H
 

@@ -806,6 +806,57 @@ static void test_recorded_segments_overlap(void)
     free(csv);
 }
 
+/* A recorded start reused with another size once its segment was given back: caching's cached
+ * segment goes on the out-of-memory retry of a request that needs the other size, which the
+ * recording maps at the same start. Both orders (2 MiB then 22 MiB, 22 MiB then 2 MiB) and
+ * both sizes declared up front, as the snapshot reader declares them. Until 2026-11-28 the
+ * first size was kept for the start and the second request went to address 0 by first fit. */
+static void test_recorded_segment_reused_start(void)
+{
+    static const struct {
+        const char *cap, *text, *want;
+    } cases[] = {
+        {"22MiB",
+         "amsim-trace v1 validated=1\n"
+         "segment_alloc 139637976727552 2097152\n"
+         "alloc 1 1048576 addr=139637976727552\nfree 1\n"
+         "segment_free 139637976727552 2097152\n"
+         "segment_alloc 139637976727552 23068672\n"
+         "alloc 2 23068672 addr=139637976727552\nfree 2\n",
+         "\n5,2,hbm,139637976727552,23068672,23068672,ok\n"},
+        {"23MiB",
+         "amsim-trace v1 validated=1\n"
+         "segment_alloc 139637976727552 23068672\n"
+         "alloc 1 23068672 addr=139637976727552\nfree 1\n"
+         "segment_free 139637976727552 23068672\n"
+         "segment_alloc 139637976727552 2097152\n"
+         "alloc 2 1048576 addr=139637976727552\nfree 2\n",
+         "\n5,2,hbm,139637976727552,1048576,1048576,ok\n"},
+        {"22MiB",
+         "amsim-trace v1 validated=1\n"
+         "segment_alloc 139637976727552 2097152 declared=1\n"
+         "segment_alloc 139637976727552 23068672 declared=1\n"
+         "alloc 1 1048576 addr=139637976727552\nfree 1\n"
+         "alloc 2 23068672 addr=139637976727552\nfree 2\n",
+         "\n4,2,hbm,139637976727552,23068672,23068672,ok\n"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char y[256], pl[512], args[1024];
+        snprintf(y, sizeof y, "version: 1\nmemories:\n  hbm: {capacity: %s, allocator: "
+                 "{policy: caching, segment_addresses: recorded}}\n", cases[i].cap);
+        const char *cfg = tu_write("segre.yaml", y);
+        const char *tr = tu_write("segre.trace", cases[i].text);
+        snprintf(pl, sizeof pl, "%s/segre.csv", tu_tmpdir());
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s'", cfg, tr, pl);
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+        char *csv = tu_slurp(pl, NULL);
+        CU_ASSERT(csv && strstr(csv, cases[i].want));
+        if (!csv || !strstr(csv, cases[i].want))
+            fprintf(stderr, "\n  case %zu: no '%s' in:\n%s", i, cases[i].want, csv ? csv : "");
+        free(csv);
+    }
+}
+
 /* first_mismatch names the first allocation away from its recorded address (or simulated
  * nowhere: out of memory), and first_segment_mismatch the first recorded segment event without a
  * match (kind, level, address, size, event, line), in the JSON summary and the text report; each
@@ -2534,6 +2585,8 @@ void suite_engine(void)
               test_segment_validation_prologue},
              {"recorded segments that overlap: the outermost holds the range",
               test_recorded_segments_overlap},
+             {"recorded segment reused at its start with another size",
+              test_recorded_segment_reused_start},
              {"prologue: the start-state tiling is in no peak or metric", test_prologue_metrics},
              {"reserved peak: no device page given back within its request",
               test_reserved_peak_no_rolled_back_map},
