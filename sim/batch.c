@@ -2529,12 +2529,7 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
 {
     memset(s, 0, sizeof *s);
     s->file = am_strdup(file);
-    const char *slash = strrchr(file, '/');
-    s->dir = slash ? am_strndup(file, (size_t)(slash - file)) : am_strdup("");
-    if (slash && slash == file) {
-        free(s->dir);
-        s->dir = am_strdup("/");
-    }
+    s->dir = am_input_dir(file); /* "" for standard input, by any of its names */
     char *text = NULL;
     size_t len = 0;
     if (cfg_read_file(file, &text, &len, err) != 0) /* the config loader's limit, 64 MiB */

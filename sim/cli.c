@@ -9,8 +9,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 /* An argument as its messages quote it: every message here goes through am_msg, and the
  * argument a user typed (an unknown option, a value, an operand) through am_escape_name, so an
@@ -76,20 +74,6 @@ static int cli_letter(cli *c, const cli_opt *opts, const char **val)
     return cli_value(c, &opts[k], k, *val);
 }
 
-/* Whether a path names the process's standard input: '-', one of the system's names for its
- * descriptor 0, or any path to the pipe, socket or terminal behind it (/proc/PID/fd/0, a link
- * to /dev/stdin: each is read once whichever name opens it). A regular file behind descriptor
- * 0 is not: opened by a name it reads from its start again, so naming it twice is harmless. */
-static int names_stdin(const char *v)
-{
-    if (!strcmp(v, "-") || !strcmp(v, "/dev/stdin") || !strcmp(v, "/dev/fd/0") ||
-        !strcmp(v, "/proc/self/fd/0"))
-        return 1;
-    struct stat in, at;
-    return fstat(0, &in) == 0 && (S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode) || isatty(0)) &&
-           stat(v, &at) == 0 && at.st_dev == in.st_dev && at.st_ino == in.st_ino;
-}
-
 /* An input given standard input (as: "-c", "--expect", "FILE"; v as written): k, or CLI_ERROR
  * when another input has taken it already. The same option twice (-c and --config are one) is
  * cli_once's to refuse, but two operands are two inputs. Until 2026-11-28 (later) /dev/stdin,
@@ -126,11 +110,11 @@ static int cli_read(cli *c, const cli_opt *opts, const char **opt, const char **
 int cli_next(cli *c, const cli_opt *opts, const char **opt, const char **val)
 {
     int k = cli_read(c, opts, opt, val);
-    if (!*val) /* only an input's value is looked at (names_stdin may stat it) */
+    if (!*val) /* only an input's value is looked at (am_names_stdin may stat it) */
         return k;
-    if (k >= 0 && opts[k].takes_value == CLI_IN && names_stdin(*val))
+    if (k >= 0 && opts[k].takes_value == CLI_IN && am_names_stdin(*val))
         return cli_stdin(c, k, c->given, *val);
-    if (k == CLI_OPERAND && c->operand_in && names_stdin(*val))
+    if (k == CLI_OPERAND && c->operand_in && am_names_stdin(*val))
         return cli_stdin(c, k, c->operand_in, *val);
     return k;
 }

@@ -564,6 +564,43 @@ const char *am_input_name(const char *path)
     return strcmp(path, "-") == 0 ? "/dev/stdin" : path;
 }
 
+int am_names_stdin(const char *path)
+{
+    if (!strcmp(path, "-") || !strcmp(path, "/dev/stdin") || !strcmp(path, "/dev/fd/0") ||
+        !strcmp(path, "/proc/self/fd/0"))
+        return 1;
+    struct stat in, at;
+    return fstat(0, &in) == 0 && (S_ISFIFO(in.st_mode) || S_ISSOCK(in.st_mode) || isatty(0)) &&
+           stat(path, &at) == 0 && at.st_dev == in.st_dev && at.st_ino == in.st_ino;
+}
+
+/* Whether the n bytes at dir name a folder of descriptors (/dev/fd, /proc/self/fd,
+ * /proc/thread-self/fd, /proc/PID/fd): a file there is some descriptor's (a shell's <(...) is
+ * /dev/fd/63), never one beside the inputs it names. */
+static int fd_folder(const char *dir, size_t n)
+{
+    static const char *const fixed[] = {"/dev/fd", "/proc/self/fd", "/proc/thread-self/fd"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed; i++)
+        if (n == strlen(fixed[i]) && memcmp(dir, fixed[i], n) == 0)
+            return 1;
+    if (n < 10 || memcmp(dir, "/proc/", 6) != 0 || memcmp(dir + n - 3, "/fd", 3) != 0)
+        return 0;
+    for (size_t i = 6; i < n - 3; i++)
+        if (dir[i] < '0' || dir[i] > '9')
+            return 0;
+    return 1;
+}
+
+char *am_input_dir(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash || am_names_stdin(path) || fd_folder(path, (size_t)(slash - path)))
+        return am_strdup("");
+    if (slash == path)
+        return am_strdup("/");
+    return am_strndup(path, (size_t)(slash - path));
+}
+
 FILE *am_fopen_regular(const char *path, const char **what)
 {
     *what = NULL;

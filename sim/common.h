@@ -222,6 +222,21 @@ long am_getline_max(char **line, size_t *cap, FILE *f, size_t max);
  * `-t -`, `check -`, `stats -` and `convert -` opened a file named '-' in the current folder. */
 const char *am_input_name(const char *path);
 
+/* Whether path names the process's standard input: '-', one of the system's names for its
+ * descriptor 0 (/dev/stdin, /dev/fd/0, /proc/self/fd/0), or any path to the pipe, socket or
+ * terminal behind it (/proc/PID/fd/0, a link to /dev/stdin: each is read once whichever name
+ * opens it). A regular file behind descriptor 0 is not: opened by a name it reads from its
+ * start again, and its folder is its own. May stat path. */
+int am_names_stdin(const char *path);
+/* The folder against which the relative paths written inside input path (a sweep's base:,
+ * traces: and expectations:, a config's device presets) are resolved, malloc'd: path's
+ * directory part, "/" for a file at the root, and "" (the current folder) when path has no
+ * folder, names standard input (am_names_stdin), whichever name it is given by, or is a
+ * descriptor's (/dev/fd/N, /proc/PID/fd/N: a shell's <(...), a file on descriptor 0). Until
+ * 2026-11-28 `batch /dev/stdin < SW.yaml` resolved them against /dev, while `batch -` used the
+ * current folder: "/dev/stdin:1:7: base: cannot open 'base.yaml'". */
+char *am_input_dir(const char *path);
+
 /* dir/name into dst (cap n): the slashes that end dir are not doubled ("out1/" and "out1" both
  * give "out1/report.html"; "/" gives "/report.html"). The return is snprintf's. */
 int am_path_join(char *dst, size_t n, const char *dir, const char *name);

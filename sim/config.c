@@ -3243,17 +3243,15 @@ static int sweep_text(const char *buf, size_t len)
 static int load_path(am_config **cfg, const char *path, const cfg_set *sets, int nsets,
                      const cfg_switch *sw, am_error *err)
 {
-    char *buf, dir[1024];
+    char *buf;
     size_t len;
     if (cfg_read_file(path, &buf, &len, err) < 0)
         return -1;
-    /* the config's directory, for DIR/devices and DIR/../configs/devices */
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
-    int rc = load(cfg, path, buf, len, dir, sets, nsets, sw, err);
+    /* the config's directory, for DIR/devices and DIR/../configs/devices: the current folder
+     * for standard input by any name (until 2026-11-28 /dev for -c /dev/stdin) */
+    char *dir = am_input_dir(path);
+    int rc = load(cfg, path, buf, len, *dir ? dir : ".", sets, nsets, sw, err);
+    free(dir);
     /* told from the text the loader has read, so that standard input (-c -) and a FIFO are
      * told too: until 2026-11-28 run, compare, mincap and check sniffed the path after the load
      * had read it, a regular file only, and `-c - < SW.yaml` said "-:1:1: unknown key 'base'" */

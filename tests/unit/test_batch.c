@@ -6160,6 +6160,77 @@ static void test_expect_stdin(void)
     free(err);
 }
 
+/* Into buf: shell text that gives file to command run on standard input, through a pipe (piped
+ * 1) or as the file itself (0). */
+static void feed_to(char *buf, size_t n, int piped, const char *file, const char *run)
+{
+    if (piped)
+        snprintf(buf, n, "cat %s | sh -c %s", file, run);
+    else
+        snprintf(buf, n, "sh -c %s <%s", run, file);
+}
+
+/* A sweep or a config read through any name of standard input, or of another descriptor,
+ * resolves the relative paths written in it against the current folder, as `-` does: a sweep's
+ * base: and traces: (its runs too, which then stay in the current folder), a config's local
+ * device presets (DIR/devices). From a file and from a pipe alike. Until 2026-11-28 `batch
+ * /dev/stdin < sw.yaml` said "/dev/stdin:1:7: base: cannot open 'base.yaml'" (the folder /dev),
+ * and `check -c /dev/stdin` could not find ./devices/mydev.yaml. */
+static void test_stdin_names_resolve_here(void)
+{
+    const char *d = path_in_tmp("stdin_here"), *top = tu_top();
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char cmd[8192], *out = NULL;
+    snprintf(cmd, sizeof cmd,
+             "rm -rf '%s' && mkdir -p '%s/devices' && cd '%s' && cp '%s/configs/default.yaml' "
+             "base.yaml && cp '%s/traces/gpu_train_step.trace' t.trace && cp "
+             "'%s/configs/devices/h100.yaml' devices/mydev.yaml && printf 'base: base.yaml\\n"
+             "traces: [t.trace]\\naxes:\\n  memories.hbm.allocator.policy: [bfc, caching]\\n' "
+             ">sw.yaml && printf 'version: 1\\ndevice: mydev\\n' >c.yaml",
+             d, d, d, top, top, top);
+    CU_ASSERT_EQUAL_FATAL(system(cmd), 0);
+    /* $$ is the shell that execs amsim: /proc/$$/fd/0 is amsim's own descriptor 0 */
+    static const char *const names[] = {"-", "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
+                                        "/proc/$$/fd/0"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        for (int f = 0; f < 2; f++) {
+            char run[1024], outdir[64];
+            snprintf(outdir, sizeof outdir, "o%zu_%d", i, f);
+            snprintf(run, sizeof run, "'exec %s batch -q -j1 %s -o %s'", bin, names[i], outdir);
+            char feed[1200];
+            feed_to(feed, sizeof feed, f, "sw.yaml", run);
+            snprintf(cmd, sizeof cmd, "cd '%s' && { %s 2>&1; }", d, feed);
+            CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+            CU_ASSERT(out && !*out);
+            if (out && *out)
+                fprintf(stderr, "\n%s: %s", names[i], out);
+            free(out);
+            snprintf(cmd, sizeof cmd, "%s/%s/results.csv", d, outdir);
+            char *csv = tu_slurp(cmd, NULL);
+            CU_ASSERT(csv && tu_count(csv, ",t.trace,ok,") == 2);
+            free(csv);
+            /* the config's presets: check -c, from the same names */
+            snprintf(run, sizeof run, "'exec %s check -c %s t.trace'", bin, names[i]);
+            feed_to(feed, sizeof feed, f, "c.yaml", run);
+            snprintf(cmd, sizeof cmd, "cd '%s' && { %s 2>&1; }", d, feed);
+            CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+            CU_ASSERT(out && strstr(out, "t.trace: trace ok"));
+            free(out);
+        }
+    /* a shell's <(...) is /dev/fd/63: a descriptor's file, read as one from the current folder */
+    snprintf(cmd, sizeof cmd, "cd '%s' && bash -c 'exec %s batch -q -j1 <(cat sw.yaml) -o op "
+             "2>&1'", d, bin);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT(out && !*out);
+    free(out);
+    /* a sweep in a folder by its own path still resolves against that folder */
+    snprintf(cmd, sizeof cmd, "cd '%s/devices' && %s batch -q -j1 ../sw.yaml -o ../of 2>&1", d,
+             bin);
+    CU_ASSERT_EQUAL(sh_capture(cmd, &out), 0);
+    CU_ASSERT(out && !*out);
+    free(out);
+}
+
 /* The lines of a deviation message s: those of moved metrics (each ends with its tolerance or
  * "missing from the run") into *whole, and the count of the "... and K more" line into *more
  * (0 without one). -1 when a line is cut or unknown. */
@@ -7730,6 +7801,8 @@ void suite_batch(void)
              {"an empty path is refused before any work, in every command", test_empty_paths},
              {"expectations hold and fail", test_expect},
              {"--expect - reads standard input", test_expect_stdin},
+             {"any name of standard input resolves relative paths from the current folder",
+              test_stdin_names_resolve_here},
              {"--expect lists every moved metric, whole lines", test_expect_many_moved},
              {"deviation messages: every number with its unit, exact", test_expect_units},
              {"expectation values that are not their metric's form", test_expect_bad_values},
