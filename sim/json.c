@@ -74,25 +74,10 @@ void json_end_obj(json_w *w) { close_(w, '}'); }
 void json_arr(json_w *w) { open(w, '['); }
 void json_end_arr(json_w *w) { close_(w, ']'); }
 
-/* The UTF-8 character at p written as is, or when p starts no well-formed one (a file name's
- * 0xff, a Latin-1 byte) that byte as the text "\xff" (backslash escaped: the JSON string
- * holds the four characters \ x f f, as messages echo the byte), so that the output stays
- * UTF-8, which RFC 8259 8.1 requires; a \u00ff would name the character U+00FF instead. Until
- * 2026-11-28 such bytes went out raw and strict parsers refused the file. The bytes used. */
-static int utf8_put(FILE *f, const unsigned char *p)
+/* The n bytes at p, well-formed UTF-8 (am_utf8_bad_at found none bad), with JSON's escapes. */
+static void escape_run(FILE *f, const unsigned char *p, size_t n)
 {
-    int n = am_utf8_len(p);
-    if (n == 0) {
-        fprintf(f, "\\\\x%02x", *p);
-        return 1;
-    }
-    fwrite(p, 1, (size_t)n, f);
-    return n;
-}
-
-void json_escape(FILE *f, const char *s)
-{
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *end = p + n; p < end; p++) {
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -105,13 +90,29 @@ void json_escape(FILE *f, const char *s)
              * 2026-11-27 DEL and C1 went out raw) */
             if (*p < 0x20 || *p == 0x7f)
                 fprintf(f, "\\u%04x", *p);
-            else if (am_c1_at(p, 2) >= 0) /* *p is no NUL, so p[1] is there */
+            else if (am_c1_at(p, (size_t)(end - p)) >= 0)
                 fprintf(f, "\\u%04x", (unsigned)am_c1_at(p++, 2));
-            else if (*p >= 0x80)
-                p += utf8_put(f, p) - 1;
             else
                 fputc(*p, f);
         }
+    }
+}
+
+/* s as runs of well-formed UTF-8, written with JSON's escapes, each ended by a byte that starts
+ * no UTF-8 character (a file name's 0xff, a Latin-1 byte), written as the text "\xff"
+ * (backslash escaped: the JSON string holds the four characters \ x f f, as messages echo the
+ * byte), so that the output stays UTF-8, which RFC 8259 8.1 requires; a \u00ff would name the
+ * character U+00FF instead. Until 2026-11-28 such bytes went out raw and strict parsers
+ * refused the file. */
+void json_escape(FILE *f, const char *s)
+{
+    for (;;) {
+        long bad = am_utf8_bad_at(s);
+        escape_run(f, (const unsigned char *)s, bad < 0 ? strlen(s) : (size_t)bad);
+        if (bad < 0)
+            return;
+        fprintf(f, "\\\\x%02x", (unsigned char)s[bad]);
+        s += bad + 1;
     }
 }
 

@@ -3169,13 +3169,12 @@ static void sweep_base_is_sweep(void)
     /* on standard input and through a pipe too: the loader tells it from the text it read
      * (until 2026-11-28 only a regular file was sniffed, and -c - said "-:1:1: unknown key
      * 'base'") */
-    static const char *const stdin_cmds[] = {"run -c - -t '%s' -q", "mincap -c - -t '%s'",
-                                             "compare -c - -t '%s' --policies bfc,caching",
-                                             "check -c - '%s'"};
+    static const char *const stdin_cmds[][2] = {{"run -c - -t", " -q"}, {"mincap -c - -t", ""},
+                                                {"compare -c - -t", " --policies bfc,caching"},
+                                                {"check -c -", ""}};
     for (size_t i = 0; i < AM_ARRAY_LEN(stdin_cmds); i++) {
-        char cmd[1000];
-        snprintf(cmd, sizeof cmd, stdin_cmds[i], trace_gpu());
-        snprintf(args, sizeof args, "%s < '%s'", cmd, sw2);
+        snprintf(args, sizeof args, "%s '%s'%s < '%s'", stdin_cmds[i][0], trace_gpu(),
+                 stdin_cmds[i][1], sw2);
         bi_expect_sh(args, 1, "amsim: - is a sweep, not a config: run it with amsim batch -");
     }
     snprintf(args, sizeof args, "run -c /dev/stdin -t '%s' -q --set engine.seed=1 < '%s'",
@@ -4458,7 +4457,7 @@ static void outputs_dir_hard_link(void)
     static const char *const opt[][3] = {{"--json", "summary.json", "-o's summary.json"},
                                          {"--placements", "placements.csv",
                                           "-o's placements.csv"}};
-    char args[4096], want[1200], od[700], mine[800], theirs[800];
+    char args[4096], want[2048], od[700], mine[800], theirs[800];
     snprintf(od, sizeof od, "%s/hd", dir);
     CU_ASSERT_FATAL(mkdir(od, 0700) == 0);
     for (size_t i = 0; i < AM_ARRAY_LEN(opt); i++) {

@@ -472,8 +472,8 @@ static void test_stress(void)
     static const char *cfgs[] = {
         "      memory_limit: 64MiB\n      allow_growth: true\n      garbage_collection: true\n",
         "      memory_limit: 48MiB\n",
-        "      memory_limit: 32MiB\n      allow_growth: true\n      region_coalescing: true\n"
-        "      fragmentation_fraction: 0.01\n",
+        ("      memory_limit: 32MiB\n      allow_growth: true\n      region_coalescing: true\n"
+         "      fragmentation_fraction: 0.01\n"), /* one config, on two lines */
     };
     for (size_t c = 0; c < AM_ARRAY_LEN(cfgs); c++) {
         lvl L;

@@ -2034,23 +2034,21 @@ static void test_effective_config_policy_switch(void)
     char eff[1200], trace[1024], sw[4096], args[4096];
     effcfg_h100(eff, trace);
     const char *plain = tu_write("effh-plain.yaml", "version: 1\ndevice: h100\n");
-    static const char *const cmds[] = {
-        "run -q -c {C} -t '%s' --policy caching --set memories.hbm.capacity=1536MiB --json -",
-        "run -q -c {C} -t '%s' --set memories.hbm.allocator.policy=caching "
-        "--set memories.hbm.capacity=1536MiB --json -",
-        "run -q -c {C} -t '%s' --policy caching --set memories.hbm.allocator.memory_fraction=0.5 "
-        "--json -",
-        "run -q -c {C} -t '%s' --policy bfc --set memories.hbm.capacity=1536MiB --json -",
-        "compare -q -c {C} -t '%s' --policies caching,bfc --set memories.hbm.capacity=1536MiB "
-        "--json -",
-        "mincap -q -c {C} -t '%s' --policies caching --json -",
+    static const char *const cmds[][2] = { /* the command, the trace, then the options */
+        {"run", "--policy caching --set memories.hbm.capacity=1536MiB --json -"},
+        {"run", "--set memories.hbm.allocator.policy=caching "
+                "--set memories.hbm.capacity=1536MiB --json -"},
+        {"run", "--policy caching --set memories.hbm.allocator.memory_fraction=0.5 --json -"},
+        {"run", "--policy bfc --set memories.hbm.capacity=1536MiB --json -"},
+        {"compare", "--policies caching,bfc --set memories.hbm.capacity=1536MiB --json -"},
+        {"mincap", "--policies caching --json -"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(cmds); i++) {
-        snprintf(args, sizeof args, cmds[i], trace);
+        snprintf(args, sizeof args, "%s -q -c {C} -t '%s' %s", cmds[i][0], trace, cmds[i][1]);
         char *a = out_for(args, plain, 0), *b = out_for(args, eff, 0);
         CU_ASSERT(a && b && strcmp(a, b) == 0);
         if (a && b && strcmp(a, b) != 0)
-            printf("\n  %s: the outputs differ", cmds[i]);
+            printf("\n  %s: the outputs differ", args);
         free(a);
         free(b);
     }

@@ -483,11 +483,11 @@ static void keep_summary(void *ctx, sim *s, const report_trace *t)
     *(sim_summary *)ctx = *sim_get_summary(s);
 }
 
-/* The run of trace under cfg (a snapshot: its replay), its summary into *su. */
-static void replay_summary(const char *cfg, const char *trace, sim_summary *su)
+/* The run of tpath under cfg (a snapshot: its replay), its summary into *su. */
+static void replay_summary(const char *cfg, const char *tpath, sim_summary *su)
 {
     am_error err = {0};
-    run_spec rp = {.config = cfg, .trace = trace};
+    run_spec rp = {.config = cfg, .trace = tpath};
     CU_ASSERT_FATAL(run_once(&rp, keep_summary, su, NULL, &err) == 0);
 }
 

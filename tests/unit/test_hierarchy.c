@@ -2071,14 +2071,14 @@ static void test_transfer_to_restores_nothing_when_skipped(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
         for (int v = 0; v < 4; v++) { /* bit 0: the names swapped; bit 1: to= written first */
             const char *id = v & 1 ? cases[i].b : cases[i].a, *to = v & 1 ? cases[i].a : cases[i].b;
-            char trace[512], fields[64];
+            char text[512], fields[64];
             if (v & 2)
                 snprintf(fields, sizeof fields, "to=%s id=%s", to, id);
             else
                 snprintf(fields, sizeof fields, "id=%s to=%s", id, to);
-            snprintf(trace, sizeof trace, "amsim-trace v1\n%stransfer hbm hbm 2MiB %s%s\nsync\n",
+            snprintf(text, sizeof text, "amsim-trace v1\n%stransfer hbm hbm 2MiB %s%s\nsync\n",
                      cases[i].head, fields, cases[i].tail);
-            char *out = rec_run("tnr", cfg, trace);
+            char *out = rec_run("tnr", cfg, text);
             CU_ASSERT_PTR_NOT_NULL_FATAL(out);
             CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].want));
             CU_ASSERT_PTR_NOT_NULL(strstr(out, "1 transfer did not happen"));
@@ -2154,11 +2154,11 @@ static void test_transfer_restores_id_then_to(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *outs[2];
         for (int v = 0; v < 2; v++) { /* v: to= written first */
-            char trace[512];
-            snprintf(trace, sizeof trace, "amsim-trace v1\n%stransfer %s %s=%s %s=%s\nsync\n",
+            char text[512];
+            snprintf(text, sizeof text, "amsim-trace v1\n%stransfer %s %s=%s %s=%s\nsync\n",
                      cases[i].head, cases[i].xfer, v ? "to" : "id", v ? cases[i].to : cases[i].id,
                      v ? "id" : "to", v ? cases[i].id : cases[i].to);
-            outs[v] = rec_run("tit", cases[i].cfg, trace);
+            outs[v] = rec_run("tit", cases[i].cfg, text);
             CU_ASSERT_PTR_NOT_NULL_FATAL(outs[v]);
             CU_ASSERT_PTR_NOT_NULL(strstr(outs[v], cases[i].want));
             CU_ASSERT_EQUAL(strstr(outs[v], "1 transfer did not happen") == NULL, cases[i].copied);

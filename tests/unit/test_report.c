@@ -15,6 +15,7 @@
 
 #include "testutil.h"
 #include "../../sim/common.h"
+#include "../../sim/json.h"
 
 static char *tmp_path(const char *name)
 {
@@ -2119,6 +2120,36 @@ static void test_json_html_not_utf8_escaped(void)
     free(h);
 }
 
+/* json_escape byte for byte around and between bytes that start no UTF-8 character: JSON's
+ * own escapes (quote, backslash, C0, DEL, C1 as \u), well-formed characters as they are, each
+ * bad byte as the text \xHH (a lone 0xff, a lead byte cut by 'A', a cut one at the end). */
+static void test_json_escape_bytes(void)
+{
+    static const struct {
+        const char *in, *out;
+    } c[] = {
+        {"", ""},
+        {"plain", "plain"},
+        {"q\"b\\n\nr\rt\t\001\177", "q\\\"b\\\\n\\nr\\rt\\t\\u0001\\u007f"},
+        {"\302\233\303\251\360\237\230\200", "\\u009b\303\251\360\237\230\200"},
+        {"\377", "\\\\xff"},
+        {"a\377\"\302A\\\342\202", "a\\\\xff\\\"\\\\xc2A\\\\\\\\xe2\\\\x82"},
+        {"\355\240\200\303\251", "\\\\xed\\\\xa0\\\\x80\303\251"}, /* a surrogate */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        FILE *f = tmpfile();
+        CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+        json_escape(f, c[i].in);
+        char buf[256] = {0};
+        rewind(f);
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        CU_ASSERT(n == strlen(c[i].out) && memcmp(buf, c[i].out, n) == 0);
+        if (n != strlen(c[i].out) || memcmp(buf, c[i].out, n) != 0)
+            fprintf(stderr, "\n  case %zu: %s", i, buf);
+    }
+}
+
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
@@ -2132,6 +2163,8 @@ void suite_report(void)
              {"am_utf8_len: RFC 3629's forms only", test_utf8_len},
              {"JSON outputs and report.html: bytes that are no UTF-8 as \\xHH",
               test_json_html_not_utf8_escaped},
+             {"json_escape: JSON's escapes and \\xHH for bytes that are no UTF-8, byte for byte",
+              test_json_escape_bytes},
              {"report DIR/ names DIR/report.html with one slash", test_report_path_one_slash},
              {"report and stats: a DIR longer than 1024 bytes, whole", test_report_long_dir},
              {"runs out of memory: counted, left out of the means and bars",

@@ -400,7 +400,7 @@ static void test_fast_path(void)
     fputs(HDR, f);
     uint64_t *id = malloc((size_t)N * sizeof *id), *bytes = malloc((size_t)N * sizeof *bytes);
     int *kind = malloc((size_t)N * sizeof *kind);
-    CU_ASSERT_PTR_NOT_NULL_FATAL(id && bytes && kind);
+    CU_ASSERT_FATAL(id && bytes && kind);
     uint64_t x = 88172645463325252ULL;
     for (long i = 0; i < N; i++) {
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
