@@ -2626,12 +2626,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                       "run the config's own");
                 goto out;
             }
+            /* at the item, as a traces: or seeds: item is (until 2026-11-28 at the list's
+             * start: `[bfc, bogus]` pointed at the '[', a block list at its first '-') */
             for (int i = 0; i < s->policies.n; i++)
                 if (!alloc_find(s->policies.v[i])) {
                     char hint[512];
                     run_policy_hint(hint, sizeof hint, s->policies.v[i]);
-                    yfail(err, &y, v, "policies: unknown policy '%s' (%s)", s->policies.v[i],
-                          hint);
+                    yfail(err, &y, yitem(&y, v, i), "policies: unknown policy '%s' (%s)",
+                          s->policies.v[i], hint);
                     goto out;
                 }
             if (no_repeats(&y, v, &s->policies, "policies", 1, err) != 0)

@@ -2888,6 +2888,33 @@ static void sweep_not_scalar(void)
         bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
 }
 
+/* bi_sweep, then the same refusal by check, which reads the sweep as batch does. */
+static void bi_sweep_both(const char *name, const char *text, const char *want)
+{
+    bi_sweep(name, text, want);
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n%s", cfg, trace_gpu(), text);
+    const char *p = bi_write(name, sw, strlen(sw));
+    char *w = bi_expand(want, p);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, w);
+    free(w);
+}
+
+/* An unknown policy of policies: is refused at its item, as a traces: or seeds: item is, in a
+ * flow or a block list (until 2026-11-28 at the list's '[' or its first '-'). */
+static void sweep_policy_at_item(void)
+{
+    static const char *const c[][2] = {
+        {"policies: [bfc, bogus]\n", "@:3:17: policies: unknown policy 'bogus'"},
+        {"policies:\n  - bfc\n  - bogus\n", "@:5:5: policies: unknown policy 'bogus'"},
+        {"policies: bogus\n", "@:3:11: policies: unknown policy 'bogus'"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep_both("polpos.yaml", c[i][0], c[i][1]);
+}
+
 /* A set: or axes: key holding '=' names no setting: until 2026-11-28 the key was split at its
  * '=' when passed on as PATH=VALUE, so "memories.hbm.capacity=2GiB #" ran with 2 GiB and the
  * axis below ran caching under each of its values' names. Other bytes are kept as written. */
@@ -5204,6 +5231,7 @@ void suite_badinput(void)
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: a set: or axes: PATH holding '='", sweep_path_with_eq},
+             {"sweep: an unknown policy at its item of policies:", sweep_policy_at_item},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
              {"sweep: seeds read as config integers; a config integer not whole",
