@@ -2626,12 +2626,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                       "run the config's own");
                 goto out;
             }
+            /* at the item, as a traces: or seeds: item is (until 2026-11-28 at the list's
+             * start: `[bfc, bogus]` pointed at the '[', a block list at its first '-') */
             for (int i = 0; i < s->policies.n; i++)
                 if (!alloc_find(s->policies.v[i])) {
                     char hint[512];
                     run_policy_hint(hint, sizeof hint, s->policies.v[i]);
-                    yfail(err, &y, v, "policies: unknown policy '%s' (%s)", s->policies.v[i],
-                          hint);
+                    yfail(err, &y, yitem(&y, v, i), "policies: unknown policy '%s' (%s)",
+                          s->policies.v[i], hint);
                     goto out;
                 }
             if (no_repeats(&y, v, &s->policies, "policies", 1, err) != 0)
@@ -3108,11 +3110,21 @@ static void err_note(am_error *e, const char *fmt, ...)
         memcpy(e->msg + n, ")", 2);
 }
 
-/* set: as overrides placed where their values are written in the sweep; returns the count. */
+/* Value i of axis ax as an override (text t: axis_set_text) placed where the value is written
+ * in file, its PATH at the axis's key: an unknown key is reported there, as a config reports
+ * one (until 2026-11-28 at the axis's first value). */
+static cfg_set axis_cfg_set(const sw_axis *ax, int i, const char *t, const char *file)
+{
+    return (cfg_set){t, file, ax->pos[i].line, ax->pos[i].col, ax->kpos.line, ax->kpos.col};
+}
+
+/* set: as overrides placed where their values are written in the sweep, their PATHs at their
+ * keys; returns the count. */
 static int sweep_sets(const sweep *s, cfg_set *v)
 {
     for (int i = 0; i < s->sets.n; i++)
-        v[i] = (cfg_set){s->sets.v[i], s->file, s->set_pos[i].line, s->set_pos[i].col};
+        v[i] = (cfg_set){s->sets.v[i], s->file, s->set_pos[i].line, s->set_pos[i].col,
+                         s->set_kpos[i].line, s->set_kpos[i].col};
     return s->sets.n;
 }
 
@@ -3346,7 +3358,7 @@ static int runs_read_key(const sweep *s, cfg_set *v, int n, const char *at,
         am_config *c = NULL;
         am_error e = {0};
         cfg_warn_line next;
-        v[n] = (cfg_set){t, s->file, bx->pos[j].line, bx->pos[j].col};
+        v[n] = axis_cfg_set(bx, j, t, s->file);
         /* a config refused under this value (another policy refusing the key's value) is
          * not known to leave the key unread: its runs read it, and fail on it */
         if (cfg_load_sets(&c, s->base, v, n + 1, &e) != 0)
@@ -3443,10 +3455,8 @@ static int axis_under_policy_axes(const sweep *s, int a, cfg_set *v, int n, am_e
                     si = q < a ? i : j;
                 char *t1 = axis_set_text(&s->axes[first], fi);
                 char *t2 = axis_set_text(&s->axes[se], si);
-                v[n] = (cfg_set){t1, s->file, s->axes[first].pos[fi].line,
-                                 s->axes[first].pos[fi].col};
-                v[n + 1] = (cfg_set){t2, s->file, s->axes[se].pos[si].line,
-                                     s->axes[se].pos[si].col};
+                v[n] = axis_cfg_set(&s->axes[first], fi, t1, s->file);
+                v[n + 1] = axis_cfg_set(&s->axes[se], si, t2, s->file);
                 rc = load_as_runs(s, v, n + 2, &fix, &presets, level, NULL, err);
                 free(t1);
                 free(t2);
@@ -3494,7 +3504,7 @@ static int sweep_check_values(sweep *s, am_config **base, strlist *warns, am_err
         for (int i = 0; i < ax->vals.n; i++) {
             char *t = axis_set_text(ax, i);
             am_config *c = NULL;
-            v[n] = (cfg_set){t, s->file, ax->pos[i].line, ax->pos[i].col};
+            v[n] = axis_cfg_set(ax, i, t, s->file);
             fix.ax[a] = i;
             int rc = load_as_runs(s, v, n + 1, &fix, &s->presets, level, warn ? &c : NULL, err);
             fix.ax[a] = -1;

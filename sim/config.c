@@ -945,6 +945,9 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     const char *file = pool_intern(pool, set->file ? set->file : origin);
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
     cfg_node here = {.file = file, .line = line, .col = col}; /* where messages point */
+    /* where PATH is written: the maps its keys make are placed there, and the value's key */
+    unsigned long kline = set->file && set->kline ? set->kline : line;
+    unsigned long kcol = set->file && set->kline ? set->kcol : col;
     if (!eq || eq == text)
         return node_fail(e, &here, "expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)");
     /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused), and UTF-8:
@@ -1016,6 +1019,10 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
                 break;
             }
             val->key = am_strdup(seg);
+            if (kline != line || kcol != col) {
+                val->kline = kline;
+                val->kcol = kcol;
+            }
             if (*pp) {
                 val->next = (*pp)->next;
                 (*pp)->next = NULL;
@@ -1026,7 +1033,9 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
             break;
         }
         if (!*pp) {
-            *pp = node_new(CFG_MAP, file, line, col);
+            /* at PATH: an unknown memory or key it makes is the key's error (until
+             * 2026-11-28 placed at a sweep's value, as the value's own key was) */
+            *pp = node_new(CFG_MAP, file, kline, kcol);
             (*pp)->key = am_strdup(seg);
             (*pp)->by_set_path = set->file ? CFG_MADE_BY_PLACED_SET : CFG_MADE_BY_SET;
         } else if (!as_map(*pp)) {
@@ -1188,9 +1197,16 @@ static int allocator_key(const char *key)
     return 0;
 }
 
-static int fail_unknown_key(am_error *e, const cfg_node *n, const char *path,
+static int fail_unknown_key(am_error *e, const cfg_node *k, const char *path,
                             const opt_desc *opts, const char *const *extra)
 {
+    /* at the key, where a placed override's value is elsewhere (cfg_node.kline) */
+    cfg_node at = *k;
+    if (k->kline) {
+        at.line = k->kline;
+        at.col = k->kcol;
+    }
+    const cfg_node *n = &at;
     char full[CFG_PATH_MAX];
     join_path(full, sizeof full, path, n->key);
     /* memories.hbm.policy: one level too high (path is a memory's: memories.NAME) */
@@ -3069,7 +3085,7 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
     char shown[CFG_PATH_MAX];
     echo_arg(shown, sizeof shown, sw->policy); /* escaped as given, as a --set is */
     snprintf(origin, sizeof origin, "--policy '%s'", shown);
-    cfg_set set = {text, origin, 0, 0};
+    cfg_set set = {text, origin, 0, 0, 0, 0};
     return apply_set(o->pub.root, &set, &o->pool, e);
 }
 

@@ -107,6 +107,9 @@ struct cfg_node {
     /* CFG_SCALAR written in any style but plain (quoted '~' or "null", a block |- or >-): a
      * string to YAML, never its null (as_map); until 2026-11-28 a block scalar was null */
     int nonplain;
+    /* where its key is written when not at line:col: a placed override's value (a sweep's
+     * set: or axes value) is placed at the value, its PATH's last key elsewhere; 0 otherwise */
+    unsigned long kline, kcol;
 };
 
 enum { CFG_MADE_BY_SET = 1, CFG_MADE_BY_PLACED_SET = 2 };
@@ -220,12 +223,14 @@ int cfg_sniff(const char *path);
 int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *what,
                     am_error *e);
 /* An override written somewhere else than on the command line (a sweep's set: and axes):
- * "PATH=VALUE" and where VALUE is written, so that an error about it points there. With file
- * NULL it is a --set: messages name "--set 'PATH=VALUE'". */
+ * "PATH=VALUE" and where VALUE is written, so that an error about it points there, and where
+ * PATH is (kline, kcol; 0: at VALUE), so that an unknown key or memory in it points at the key
+ * as in a config. With file NULL it is a --set: messages name "--set 'PATH=VALUE'". */
 typedef struct cfg_set {
     const char *text;
     const char *file;
     unsigned long line, col;
+    unsigned long kline, kcol;
 } cfg_set;
 /* A YAML scalar as the config writes it: plain when unambiguous (names, numbers with units:
  * letters, digits and "_./+-"), double-quoted otherwise, with '"' and '\\' escaped and control

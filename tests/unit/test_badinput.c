@@ -2888,6 +2888,61 @@ static void sweep_not_scalar(void)
         bi_sweep("notscalar.yaml", c[i][0], c[i][1]);
 }
 
+/* bi_sweep, then the same refusal by check, which reads the sweep as batch does. */
+static void bi_sweep_both(const char *name, const char *text, const char *want)
+{
+    bi_sweep(name, text, want);
+    char sw[4096], args[1200];
+    const char *cfg = bi_write("sw-base.yaml", BI_CFG_TEXT, strlen(BI_CFG_TEXT));
+    snprintf(sw, sizeof sw, "base: %s\ntraces: [%s]\n%s", cfg, trace_gpu(), text);
+    const char *p = bi_write(name, sw, strlen(sw));
+    char *w = bi_expand(want, p);
+    snprintf(args, sizeof args, "check '%s'", p);
+    bi_expect(args, 1, w);
+    free(w);
+}
+
+/* An unknown policy of policies: is refused at its item, as a traces: or seeds: item is, in a
+ * flow or a block list (until 2026-11-28 at the list's '[' or its first '-'). */
+static void sweep_policy_at_item(void)
+{
+    static const char *const c[][2] = {
+        {"policies: [bfc, bogus]\n", "@:3:17: policies: unknown policy 'bogus'"},
+        {"policies:\n  - bfc\n  - bogus\n", "@:5:5: policies: unknown policy 'bogus'"},
+        {"policies: bogus\n", "@:3:11: policies: unknown policy 'bogus'"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep_both("polpos.yaml", c[i][0], c[i][1]);
+}
+
+/* An unknown key or memory in a set: or axes: PATH is refused at the PATH, as a config refuses
+ * one at its key, whatever the value's form: flow or block, a list, a range or a scalar (until
+ * 2026-11-28 at the first value: 4:26 for the first case, 5:7 for the block list). A value's
+ * own errors stay at the value. */
+static void sweep_key_at_key(void)
+{
+    static const char *const c[][2] = {
+        {"axes:\n  memories.hbm.capcity: [1GiB]\n",
+         "@:4:3: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"axes:\n  memories.hbm.capcity:\n    - 1GiB\n",
+         "@:4:3: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"axes: {memories.hbm.capcity: {from: 1GiB, to: 2GiB, step: 1GiB}}\n",
+         "@:3:8: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"axes: {memories.hbm.allocatr.policy: [bfc]}\n",
+         "@:3:8: unknown key 'memories.hbm.allocatr' (did you mean 'allocator'?)"},
+        {"set: {memories.hbm.capcity: 1GiB}\n",
+         "@:3:7: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"set:\n  memories.hbm.capcity:\n    1GiB\n",
+         "@:4:3: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"set:\n  memories.hbbm.capacity: 1GiB\n", "@:4:3: unknown memory 'hbbm' (did you mean "
+                                                  "'hbm'?)"},
+        {"axes:\n  memories.hbm.capacity: [1GiB, 2XB]\n",
+         "@:4:33: memories.hbm.capacity: bad size '2XB'"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
+        bi_sweep_both("keypos.yaml", c[i][0], c[i][1]);
+}
+
 /* A set: or axes: key holding '=' names no setting: until 2026-11-28 the key was split at its
  * '=' when passed on as PATH=VALUE, so "memories.hbm.capacity=2GiB #" ran with 2 GiB and the
  * axis below ran caching under each of its values' names. Other bytes are kept as written. */
@@ -2901,8 +2956,8 @@ static void sweep_path_with_eq(void)
          "@:3:8: axes: 'memories.hbm.allocator.policy=caching #' names no setting: a PATH has no "
          "'=' (write PATH: VALUE, e.g. memories.hbm.capacity: 1GiB)"},
         {"set: {\"memories.hbm.capacity #\": 1GiB}\n",
-         "@:3:34: unknown key 'memories.hbm.capacity #' (did you mean 'capacity'?)"},
-        {"set: {\"-memories.hbm.capacity\": 1GiB}\n", "@:3:33: unknown key '-memories' (did "
+         "@:3:7: unknown key 'memories.hbm.capacity #' (did you mean 'capacity'?)"},
+        {"set: {\"-memories.hbm.capacity\": 1GiB}\n", "@:3:7: unknown key '-memories' (did "
                                                        "you mean 'memories'?)"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
@@ -5204,6 +5259,8 @@ void suite_badinput(void)
              {"sweep: a matrix over 10 million runs, at the axis", sweep_matrix_too_large},
              {"sweep: a list or map where a value or key goes; an empty PATH", sweep_not_scalar},
              {"sweep: a set: or axes: PATH holding '='", sweep_path_with_eq},
+             {"sweep: an unknown policy at its item of policies:", sweep_policy_at_item},
+             {"sweep: an unknown key of set: or axes: at the key", sweep_key_at_key},
              {"sweep: seeds, device and range bounds in a config number's form",
               sweep_number_form},
              {"sweep: seeds read as config integers; a config integer not whole",

@@ -849,8 +849,9 @@ static void test_sweep_values_checked_at_load(void)
         {"axes:\n  memories.hbm.allocator.allow_growth:\n    - true\n    - maybe\n",
          "vals.yaml:6:7: memories.hbm.allocator.allow_growth: expected true or false, got "
          "'maybe'"},
+        /* at the key, as a config reports one (until 2026-11-28 at the first value, 4:40) */
         {"axes:\n  memories.hbm.allocator.memory_limt: [1GiB]\n",
-         "vals.yaml:4:40: unknown key 'memories.hbm.allocator.memory_limt' (did you mean "
+         "vals.yaml:4:3: unknown key 'memories.hbm.allocator.memory_limt' (did you mean "
          "'memory_limit'?)"},
         /* a key of another policy: refused as the policy that reads it reads it, before any
          * run; plainly, as the sweep switches policies (until 2026-11-27 it added "bfc ignores
@@ -914,13 +915,14 @@ static void test_sweep_set_map_value(void)
     static const struct {
         const char *body, *want;
     } cases[] = {
-        /* a path through a memory the config lacks: the typo rule, with the sweep's form */
+        /* a path through a memory the config lacks: the typo rule, with the sweep's form, at
+         * the path (until 2026-11-28 at the value: 3:34 and 3:32) */
         {"set: {memories.scratch.capacity: 1MiB}\n",
-         "setmap.yaml:3:34: unknown memory 'scratch' (memories: hbm, host, host_pageable, smem): "
+         "setmap.yaml:3:7: unknown memory 'scratch' (memories: hbm, host, host_pageable, smem): "
          "a sweep's set: and axes change the memories the config defines; give a new one whole "
          "in set:, e.g. set: {memories.scratch: {capacity: 1GiB}}"},
         {"axes: {memories.hmb.capacity: [1GiB]}\n",
-         "setmap.yaml:3:32: unknown memory 'hmb' (did you mean 'hbm'?)"},
+         "setmap.yaml:3:8: unknown memory 'hmb' (did you mean 'hbm'?)"},
         /* a map's own errors are the config's, at the map */
         {"set:\n  memories.scratch: {capacity: 1MiB, capacty: 2MiB}\n",
          "setmap.yaml:4:21: unknown key 'memories.scratch.capacty' (did you mean 'capacity'?)"},

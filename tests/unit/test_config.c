@@ -1331,9 +1331,9 @@ static void test_apply_opts(void)
     CU_ASSERT_EQUAL(o.list[1], 2);
 
     /* a map written by hand: every type, plus an ignored key */
-    cfg_node it[3] = {{CFG_SCALAR, (char *)(uintptr_t)"5", NULL, "m", 2, 9, NULL, &it[1], 0, 0},
-                      {CFG_SCALAR, (char *)(uintptr_t)"6", NULL, "m", 2, 12, NULL, &it[2], 0, 0},
-                      {CFG_SCALAR, (char *)(uintptr_t)"7", NULL, "m", 2, 15, NULL, NULL, 0, 0}};
+    cfg_node it[3] = {{CFG_SCALAR, (char *)(uintptr_t)"5", NULL, "m", 2, 9, NULL, &it[1], 0, 0, 0, 0},
+                      {CFG_SCALAR, (char *)(uintptr_t)"6", NULL, "m", 2, 12, NULL, &it[2], 0, 0, 0, 0},
+                      {CFG_SCALAR, (char *)(uintptr_t)"7", NULL, "m", 2, 15, NULL, NULL, 0, 0, 0, 0}};
     cfg_node kv[12];
     static const char *const keys[] = {"size", "unl", "bw", "t", "b", "u", "r",
                                        "f", "en", "str", "list", "other"};
@@ -1342,10 +1342,10 @@ static void test_apply_opts(void)
     for (int i = 0; i < 12; i++) {
         cfg_node n = {vals[i] ? CFG_SCALAR : CFG_SEQ, (char *)(uintptr_t)vals[i],
                       (char *)(uintptr_t)keys[i], "m", (unsigned long)i + 1, 3,
-                      vals[i] ? NULL : it, i < 11 ? &kv[i + 1] : NULL, 0, 0};
+                      vals[i] ? NULL : it, i < 11 ? &kv[i + 1] : NULL, 0, 0, 0, 0};
         kv[i] = n;
     }
-    cfg_node map = {CFG_MAP, NULL, NULL, "m", 1, 1, kv, NULL, 0, 0};
+    cfg_node map = {CFG_MAP, NULL, NULL, "m", 1, 1, kv, NULL, 0, 0, 0, 0};
     static const char *const ok[] = {"other", NULL};
     CU_ASSERT_EQUAL_FATAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), 0);
     CU_ASSERT_EQUAL(o.size, 2 * MiB);
@@ -1371,7 +1371,7 @@ static void test_apply_opts(void)
     CU_ASSERT_EQUAL(cfg_apply_opts(&map, "p", all_desc, &o, ok, &e), 0);
     CU_ASSERT_EQUAL(o.nlist, 1);
     CU_ASSERT_EQUAL(o.list[0], 42);
-    cfg_node four = {CFG_SCALAR, (char *)(uintptr_t)"8", NULL, "m", 2, 18, NULL, NULL, 0, 0};
+    cfg_node four = {CFG_SCALAR, (char *)(uintptr_t)"8", NULL, "m", 2, 18, NULL, NULL, 0, 0, 0, 0};
     it[2].next = &four;
     kv[10].kind = CFG_SEQ;
     kv[10].value = NULL;
