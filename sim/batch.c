@@ -5302,19 +5302,38 @@ static int run_is_done(const batch *b, const sw_run *r)
     return done;
 }
 
+/* A wall-clock duration, for the batch's summary and its progress bar: tenths of a second from
+ * 0.1 s, below that in the finer unit units_fmt_time picks ("12.345 ms"), as amsim writes its
+ * other durations (until 2026-11-28 a batch of milliseconds ended "(0.0 s)"). */
+static char *fmt_wall(char *buf, size_t n, double s)
+{
+    if (s >= 0.1) {
+        snprintf(buf, n, "%.1f s", s);
+        return buf;
+    }
+    return units_fmt_time(buf, n, (am_ps)llround(s > 0 ? s * 1e12 : 0));
+}
+
 static void progress(int done, int total, int failed, double t0, int final)
 {
     double el = now_s() - t0;
     int width = 30, fill = total ? done * width / total : width;
-    char bar[64];
+    char bar[64], t[48];
     for (int i = 0; i < width; i++)
         bar[i] = i < fill ? '#' : '.';
     bar[width] = 0;
-    if (done && done < total)
-        am_progress("[%s] %d/%d runs, %d failed, ~%.0f s left", bar, done, total, failed,
-                    el / done * (total - done));
-    else
-        am_progress("[%s] %d/%d runs, %d failed, %.1f s", bar, done, total, failed, el);
+    if (done && done < total) {
+        /* an estimate under half a second is "< 1 s", not "~0 s" with runs still to go (until
+         * 2026-11-28) */
+        double left = el / done * (total - done);
+        if (left < 0.5)
+            am_progress("[%s] %d/%d runs, %d failed, < 1 s left", bar, done, total, failed);
+        else
+            am_progress("[%s] %d/%d runs, %d failed, ~%.0f s left", bar, done, total, failed,
+                        left);
+    } else
+        am_progress("[%s] %d/%d runs, %d failed, %s", bar, done, total, failed,
+                    fmt_wall(t, sizeof t, el));
     if (final)
         fputc('\n', stderr); /* the bar stays (a later message's clearing finds an empty line) */
     fflush(stderr);
@@ -5665,7 +5684,9 @@ static int run_all(batch *b, int *nskipped, int *nran)
         if (have)
             result_free(&x);
         free(dir);
-        if (tty)
+        /* the last run's bar is the final one, drawn once after the loop (until 2026-11-28
+         * twice, the second a moment later) */
+        if (tty && (done < ntodo || stop_sig))
             progress(done, ntodo, failed, t0, 0);
     }
     if (stop_sig) {
@@ -6515,10 +6536,11 @@ int cmd_batch(int argc, char **argv)
     if (missing < 0)
         am_msg("amsim: %s\n", err.msg);
     else if (!b.quiet) {
-        char tt[160];
-        am_msg("%s: %d run%s%s: %d run now, %d finished before%s; %s (%.1f s)\n",
+        char tt[160], took[48];
+        am_msg("%s: %d run%s%s: %d run now, %d finished before%s; %s (%s)\n",
                prog, mine, mine == 1 ? "" : "s", b.shard_n ? " in this shard" : "", nran,
-               nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv), now_s() - t0);
+               nskipped, tally_text(tt, sizeof tt, &tally), SHOW(q, csv),
+               fmt_wall(took, sizeof took, now_s() - t0));
     }
     /* status 1 always says why, under -q too (say_problems) */
     char *how = xprintf("(status 'missing' in %s); the same command again runs %s",

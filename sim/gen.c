@@ -652,9 +652,11 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
             o->offload_optimizer ? " offload_optimizer" : "", o->recompute ? " recompute" : "",
             g_real(tf, o->tflops), g_real(mf, o->mfu), g_real(hb, o->hbm_gbps),
             g_real(ha, o->host_adam_gbps), g_real(ji, o->jitter), o->seed);
-    fprintf(f, "# closed form (bytes): params=%" PRIu64 " weights=%" PRIu64 " grads=%" PRIu64
-            " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64 " hbm_peak_live=%" PRIu64
-            " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
+    /* params is a count, the others bytes (until 2026-11-28 "# closed form (bytes): params=..."
+     * labelled all of them bytes) */
+    fprintf(f, "# closed form: params=%" PRIu64 " (a count); in bytes: weights=%" PRIu64
+            " grads=%" PRIu64 " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64
+            " hbm_peak_live=%" PRIu64 " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
             o->offload_optimizer ? "(host)" : "", tt.act_per_layer, tt.hbm_peak_live,
             tt.host_peak_live);
     fputs("# streams: 0 compute, 1 copies, 2 communication, 3 host optimizer\n", f);

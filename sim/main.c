@@ -479,6 +479,25 @@ static int cmd_check(int argc, char **argv)
     return bad;
 }
 
+/* An option's default as `amsim policies` lists it: a plain number of bytes, bytes per second or
+ * seconds gets the unit it is read in ("256B", "0s"), as its siblings' "2MiB" and "20us" carry
+ * theirs (until 2026-11-28 "alignment default 256"). Only the listing: the table's text, which
+ * the effective config echoes, stays as it is. */
+static const char *listed_default(const opt_desc *o, char *buf, size_t n)
+{
+    const char *unit = o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED ? "B"
+                       : o->type == OPT_BANDWIDTH                              ? "B/s"
+                       : o->type == OPT_TIME                                   ? "s"
+                                                                               : NULL;
+    if (!o->def)
+        return "-";
+    size_t len = strlen(o->def);
+    if (!unit || !len || !strchr("0123456789.", o->def[len - 1]))
+        return o->def;
+    snprintf(buf, n, "%s%s", o->def, unit);
+    return buf;
+}
+
 static int cmd_policies(int argc, char **argv)
 {
     static const cli_opt opts[] = {{"help", 'h', 0}, {NULL, 0, 0}};
@@ -496,9 +515,11 @@ static int cmd_policies(int argc, char **argv)
     }
     for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
         printf("%-12s %s\n", (*p)->name, (*p)->summary);
-        for (const opt_desc *o = (*p)->opts; o && o->key; o++)
-            printf("    %-28s default %-10s %s\n", o->key, o->def ? o->def : "-",
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++) {
+            char def[64];
+            printf("    %-28s default %-10s %s\n", o->key, listed_default(o, def, sizeof def),
                    o->help ? o->help : "");
+        }
     }
     return 0;
 }

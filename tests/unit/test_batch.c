@@ -2984,6 +2984,71 @@ static void test_stop_progress_counts(void)
     free(log);
 }
 
+/* The duration a batch's summary ends with: "(N.N s)" from 0.1 s, and below that in a finer
+ * unit ("(12.345 ms)"); until 2026-11-28 a batch of milliseconds said "(0.0 s)". A tiny batch
+ * is timed here; on a machine slow enough to take 0.1 s it reads in seconds, never as 0. */
+static int duration_ok(const char *err)
+{
+    const char *p = err ? strstr(err, "results.csv (") : NULL;
+    double v = -1;
+    char unit[8] = "", close = 0;
+    if (!p || sscanf(p + strlen("results.csv ("), "%lf %7[a-z]%c", &v, unit, &close) != 3 ||
+        close != ')')
+        return 0;
+    if (strcmp(unit, "s") == 0)
+        return v >= 0.1;
+    return strcmp(unit, "ms") == 0 || strcmp(unit, "us") == 0 || strcmp(unit, "ns") == 0;
+}
+
+static void test_summary_duration_unit(void)
+{
+    char text[2048], args[4096];
+    tu_write("dur.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n", tu_top(),
+             path_in_tmp("dur.trace"));
+    const char *sw = tu_write("dur.yaml", text);
+    snprintf(args, sizeof args, "batch '%s' -o '%s' -j 1", sw, path_in_tmp("dur-out"));
+    char *err = NULL;
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 0);
+    CU_ASSERT(err && strstr(err, "(0.0 s)") == NULL);
+    CU_ASSERT(duration_ok(err));
+    if (!duration_ok(err))
+        fprintf(stderr, "\n  stderr: %s\n", err ? err : "(none)");
+    free(err);
+}
+
+/* On a terminal, the progress bar of a batch of quick runs says "< 1 s left" while runs
+ * remain (until 2026-11-28 "~0 s left"), draws its final line once (until 2026-11-28 twice,
+ * the second a moment later), and gives the elapsed time in a unit that does not round it to
+ * "0.0 s". script(1) stands in for the terminal. */
+static void test_progress_bar_units(void)
+{
+    if (system("command -v script >/dev/null 2>&1") != 0) {
+        printf("\n  skipped: no script(1) for a terminal\n");
+        return;
+    }
+    const char *bin = getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim";
+    char text[4096], cmd[8192], tr[1200], logf[1200];
+    snprintf(tr, sizeof tr, "%s", path_in_tmp("pb.trace"));
+    snprintf(logf, sizeof logf, "%s", path_in_tmp("pb.log"));
+    tu_write("pb.trace", "amsim-trace v1\nalloc 1 4096\nfree 1\n");
+    snprintf(text, sizeof text, "base: %s/configs/default.yaml\ntraces: ['%s']\n"
+             "policies: [bfc, caching, buddy]\n", tu_top(), tr);
+    const char *sw = tu_write("pb.yaml", text);
+    snprintf(cmd, sizeof cmd, "script -qc \"%s batch '%s' -o '%s' -j 1\" /dev/null "
+             "</dev/null >'%s' 2>&1", bin, sw, path_in_tmp("pb-out"), logf);
+    CU_ASSERT(system(cmd) != -1);
+    char *log = tu_slurp(logf, NULL);
+    CU_ASSERT_FATAL(log != NULL);
+    CU_ASSERT(strstr(log, "~0 s left") == NULL);
+    CU_ASSERT(tu_count(log, "3/3 runs, 0 failed") == 1);
+    CU_ASSERT(strstr(log, "3/3 runs, 0 failed, 0.0 s") == NULL);
+    CU_ASSERT(duration_ok(log));
+    if (strstr(log, "~0 s left") || tu_count(log, "3/3 runs, 0 failed") != 1 || !duration_ok(log))
+        fprintf(stderr, "\n  %s\n  output: %s\n", cmd, log);
+    free(log);
+}
+
 /* A rerun that runs a run again first removes the earlier results.csv, so an interrupted one
  * leaves no table of the earlier runs beside the new matrix.tsv (until 2026-11-27 it stayed,
  * read by report and stats as current). The first batch runs a small trace; then the trace
@@ -7717,6 +7782,9 @@ void suite_batch(void)
               test_stop_says_one_line},
              {"an interrupted run is neither done nor failed in the progress bar",
               test_stop_progress_counts},
+             {"a batch's summary gives its duration in a unit that does not round it to 0",
+              test_summary_duration_unit},
+             {"the progress bar: \"< 1 s left\", its final line once", test_progress_bar_units},
              {"--timeout stops a worker started with its signals blocked",
               test_timeout_with_signals_blocked},
              {"a worker that does not stop on its signals is killed at its deadline",

@@ -166,6 +166,23 @@ static void check_train(const gen_train_opts *o, const char *name)
     CU_ASSERT_EQUAL(p.end_live[1], 0);
 }
 
+/* gen train's header labels params a count and only the others bytes: until 2026-11-28 its
+ * line read "# closed form (bytes): params=156480 weights=...", a parameter count as bytes. */
+static void test_train_header_params_count(void)
+{
+    char args[1400], p[1200];
+    snprintf(p, sizeof p, "%s/hdr.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "gen train --layers 3 --hidden 64 --heads 4 --seq 32 --vocab 100 "
+             "--micro-batch 2 -o '%s'", p);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+    CU_ASSERT(strstr(t, "\n# closed form: params=156480 (a count); in bytes: weights=312960 "
+                        "grads=312960 ") != NULL);
+    CU_ASSERT(strstr(t, "(bytes): params") == NULL);
+    free(t);
+}
+
 static void test_train_closed_form(void)
 {
     gen_train_opts o;
@@ -927,6 +944,7 @@ void suite_gen(void)
 {
     TU_SUITE("gen", {"same seed same bytes, other seed other bytes", test_deterministic},
              {"train peak live equals the closed form", test_train_closed_form},
+             {"train's header: params a count, the rest bytes", test_train_header_params_count},
              {"offload: the gradients go to the host after the backward and all-reduce",
               test_offload_waits_for_gradients},
              {"serve frees every KV cache", test_serve_frees},

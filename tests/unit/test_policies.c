@@ -18,6 +18,7 @@
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
 #include "../../sim/run.h"
+#include "../../sim/units.h"
 #include "testlevel.h"
 #include "testutil.h"
 
@@ -1133,6 +1134,60 @@ static void test_options_in_readme(void)
     free(readme);
 }
 
+/* The default `amsim policies` lists for a size, bandwidth or time option carries its unit, as
+ * the YAML reader takes it, with the option's value unchanged: until 2026-11-28 "alignment
+ * default 256", "memory_limit default 0" and "time_limit default 0" stood bare beside "2MiB",
+ * "20us" and "10s". */
+static void test_listed_defaults_have_units(void)
+{
+    char *out = NULL;
+    CU_ASSERT_EQUAL(tu_amsim("policies", &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    size_t len = strlen(out);
+    char *all = malloc(len + 2); /* every policy's line after a newline, the first too */
+    CU_ASSERT_PTR_NOT_NULL_FATAL(all);
+    all[0] = '\n';
+    memcpy(all + 1, out, len + 1);
+    free(out);
+    out = all;
+    int checked = 0;
+    for (const struct alloc_ops *const *p = alloc_all(); *p; p++) {
+        char head[80];
+        snprintf(head, sizeof head, "\n%-12s ", (*p)->name);
+        const char *sec = strstr(out, head);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(sec);
+        for (const opt_desc *o = (*p)->opts; o && o->key; o++) {
+            int size = o->type == OPT_SIZE || o->type == OPT_SIZE_OR_UNLIMITED;
+            if (!o->def || (!size && o->type != OPT_TIME && o->type != OPT_BANDWIDTH))
+                continue;
+            char want[80], shown[64] = "";
+            snprintf(want, sizeof want, "\n    %-28s default ", o->key);
+            const char *line = strstr(sec + 1, want);
+            CU_ASSERT_PTR_NOT_NULL_FATAL(line);
+            CU_ASSERT(sscanf(line + strlen(want), "%63s", shown) == 1);
+            uint64_t a = 0, b = 0;
+            am_ps ta = 0, tb = 0;
+            const char *why;
+            int same = strcmp(shown, "unlimited") == 0 ||
+                       (size ? units_size(shown, &a, &why) == 0 &&
+                                   units_size(o->def, &b, &why) == 0 && a == b
+                        : o->type == OPT_TIME
+                            ? units_time(shown, &ta, &why) == 0 &&
+                                  units_time(o->def, &tb, &why) == 0 && ta == tb
+                            : units_bandwidth(shown, &a, &why) == 0 &&
+                                  units_bandwidth(o->def, &b, &why) == 0 && a == b);
+            int unit = shown[0] && !isdigit((unsigned char)shown[strlen(shown) - 1]);
+            CU_ASSERT(same && unit);
+            if (!same || !unit)
+                fprintf(stderr, "\n  %s %s: default listed as '%s' (the table says '%s')\n",
+                        (*p)->name, o->key, shown, o->def);
+            checked++;
+        }
+    }
+    CU_ASSERT(checked >= 10);
+    free(out);
+}
+
 void suite_policies(void)
 {
     TU_SUITE("policies", {"conformance: every registered policy", test_conformance_all},
@@ -1148,6 +1203,8 @@ void suite_policies(void)
              {"bad options are input errors", test_bad_options},
              {"tlsf and buddy reserve the capacity rounded down", test_arena_rounded_down},
              {"every option amsim policies lists is in README.md", test_options_in_readme},
+             {"amsim policies lists size and time defaults with their units",
+              test_listed_defaults_have_units},
              {"requests too large to round are out of memory", test_huge_requests},
              {"best_fit, first_fit: commit_granularity near 2^64", test_commit_granularity_near_2_64},
              {"first-fit family: same addresses with the free hints at 70k+ free ranges",
