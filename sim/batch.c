@@ -5331,7 +5331,9 @@ static void progress(int done, int total, int failed, double t0, int final)
         else
             am_progress("[%s] %d/%d runs, %d failed, ~%.0f s left", bar, done, total, failed,
                         left);
-    } else
+    } else if (!done && !final) /* nothing has run: no time to speak of yet ("50.000 ns") */
+        am_progress("[%s] %d/%d runs, %d failed", bar, done, total, failed);
+    else
         am_progress("[%s] %d/%d runs, %d failed, %s", bar, done, total, failed,
                     fmt_wall(t, sizeof t, el));
     if (final)
