@@ -656,9 +656,9 @@ int gen_train(const gen_train_opts *o, FILE *f, am_error *err)
      * labelled all of them bytes) */
     fprintf(f, "# closed form: params=%" PRIu64 " (a count); in bytes: weights=%" PRIu64
             " grads=%" PRIu64 " optimizer=%" PRIu64 "%s activations_per_layer=%" PRIu64
-            " hbm_peak_live=%" PRIu64 " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights, tt.grads, tt.optimizer,
-            o->offload_optimizer ? "(host)" : "", tt.act_per_layer, tt.hbm_peak_live,
-            tt.host_peak_live);
+            " hbm_peak_live=%" PRIu64 " host_peak_live=%" PRIu64 "\n", tt.params, tt.weights,
+            tt.grads, tt.optimizer, o->offload_optimizer ? "(host)" : "", tt.act_per_layer,
+            tt.hbm_peak_live, tt.host_peak_live);
     fputs("# streams: 0 compute, 1 copies, 2 communication, 3 host optimizer\n", f);
 
     /* persistent tensors: t = 0 embedding, 1..L layers, L+1 final layer norm */
