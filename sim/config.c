@@ -946,8 +946,8 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     unsigned long line = set->file ? set->line : 0, col = set->file ? set->col : 0;
     cfg_node here = {.file = file, .line = line, .col = col}; /* where messages point */
     /* where PATH is written: the maps its keys make are placed there, and the value's key */
-    unsigned long kline = set->file && set->kline ? set->kline : line;
-    unsigned long kcol = set->file && set->kline ? set->kcol : col;
+    int placed_key = set->file && set->kline;
+    unsigned long kline = placed_key ? set->kline : line, kcol = placed_key ? set->kcol : col;
     if (!eq || eq == text)
         return node_fail(e, &here, "expected PATH=VALUE (e.g. memories.hbm.capacity=40GiB)");
     /* Every dot-separated key must be non-empty ("a..b", ".a", "a." are refused), and UTF-8:
@@ -1019,7 +1019,7 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
                 break;
             }
             val->key = am_strdup(seg);
-            if (kline != line || kcol != col) {
+            if (placed_key) { /* else 0: the key is where the value is */
                 val->kline = kline;
                 val->kcol = kcol;
             }
