@@ -112,7 +112,9 @@ typedef struct mem_metrics {
     uint64_t allocs, frees, ooms;
     uint64_t device_allocs, device_frees, device_refusals; /* device calls made (those given
                                                        back within their request included),
-                                                       returns, refused calls */
+                                                       returns, refused calls (no output
+                                                       shows these: engine.c device_activity
+                                                       leaves them out) */
     am_ps allocator_ps;                             /* host time spent in the policy */
 } mem_metrics;
 
