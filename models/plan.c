@@ -824,6 +824,7 @@ typedef struct srch {
     uint64_t *minoff, *sol;   /* per buffer */
     unsigned char *placed;
     unsigned *stamp;          /* per section, for deduplicating affected sections */
+    int *wit;                 /* per section: where place() last found a member at its floor */
     unsigned stampv;
     int *aff;
     ulog *olog, *slog;
@@ -970,11 +971,21 @@ static void place(srch *s, int b, uint64_t off)
     }
     for (int i = 0; i < naff; i++) {
         int q = s->aff[i];
+        /* Only a minimum above the floor changes it: the first unplaced member at or below
+         * the floor settles the section, and the one that did last time (wit) is looked at
+         * first. The floors are those of the full scan, so the search and its work are too. */
         uint64_t lo = UINT64_MAX;
-        for (int k = s->mem_at[q]; k < s->mem_at[q + 1]; k++) {
+        int k0 = s->mem_at[q], len = s->mem_at[q + 1] - k0, w = s->wit[q];
+        for (int j = 0; j < len; j++) {
+            int k = k0 + (w + j < len ? w + j : w + j - len);
             int c = s->mem[k];
-            if (!s->placed[c] && s->minoff[c] < lo)
+            if (!s->placed[c] && s->minoff[c] < lo) {
                 lo = s->minoff[c];
+                if (lo <= s->floor[q]) {
+                    s->wit[q] = k - k0;
+                    break;
+                }
+            }
         }
         if (lo != UINT64_MAX && s->floor[q] < lo) {
             slog_push(s, q, s->floor[q]);
@@ -1363,6 +1374,7 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
     s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
     s->cuts = am_calloc((size_t)ns + 1, sizeof *s->cuts);
     s->stamp = am_calloc((size_t)ns + 1, sizeof *s->stamp);
+    s->wit = am_calloc((size_t)ns + 1, sizeof *s->wit);
     s->aff = am_malloc(((size_t)ns + 1) * sizeof *s->aff);
     for (int i = 0; i < n; i++) {
         for (int q = s->slo[i]; q < s->shi[i]; q++)
@@ -1386,7 +1398,7 @@ static void srch_free(srch *s)
     last_held = s->held_peak;
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
     free(s->mem_at), free(s->mem), free(s->floor), free(s->total), free(s->cuts);
-    free(s->minoff), free(s->sol), free(s->placed), free(s->stamp), free(s->aff);
+    free(s->minoff), free(s->sol), free(s->placed), free(s->stamp), free(s->aff), free(s->wit);
     free(s->by_slo);
     free(s->olog), free(s->slog), free(s->cst), free(s->tot), free(s->tmp);
 }
