@@ -75,19 +75,46 @@ static const gen_opt serve_opts[] = {
 
 #define KO(f) offsetof(gen_kernel_opts, f)
 static const gen_opt kernel_opts[] = {
-    {"m", GO_U64, KO(m), "elements", "rows of A and C"},
-    {"n", GO_U64, KO(n), "elements", "columns of B and C"},
-    {"k", GO_U64, KO(k), "elements", "columns of A, rows of B"},
-    {"tm", GO_U64, KO(tm), "elements", "tile rows"},
-    {"tn", GO_U64, KO(tn), "elements", "tile columns"},
-    {"tk", GO_U64, KO(tk), "elements", "tile depth"},
-    {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C; accumulator fp32)"},
+    {"op", GO_STR, KO(op), "", "matmul | attention (FlashAttention forward, per head)"},
+    {"m", GO_U64, KO(m), "elements", "matmul: rows of A and C"},
+    {"n", GO_U64, KO(n), "elements", "matmul: columns of B and C"},
+    {"k", GO_U64, KO(k), "elements", "matmul: columns of A, rows of B"},
+    {"tm", GO_U64, KO(tm), "elements", "matmul: tile rows"},
+    {"tn", GO_U64, KO(tn), "elements", "matmul: tile columns"},
+    {"tk", GO_U64, KO(tk), "elements", "matmul: tile depth"},
+    {"seq-q", GO_U64, KO(seq_q), "tokens", "attention: rows of Q and O"},
+    {"seq-kv", GO_U64, KO(seq_kv), "tokens", "attention: rows of K and V"},
+    {"head-dim", GO_U64, KO(head_dim), "elements", "attention: d, columns of Q, K, V, O"},
+    {"block-q", GO_U64, KO(block_q), "tokens", "attention: Q block rows (divides --seq-q)"},
+    {"block-kv", GO_U64, KO(block_kv), "tokens", "attention: K/V block rows (divides --seq-kv)"},
+    {"heads", GO_U64, KO(heads), "", "attention: heads, one after the other"},
+    {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C or Q, K, V, O; acc. fp32)"},
     {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
     {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
     {"jitter", GO_DBL, KO(jitter), "fraction", "std deviation of compute durations (seeded)"},
     {"seed", GO_U64, KO(seed), "", "gsl_rng_mt19937 seed, 0 to 4294967295"},
     {NULL, 0, 0, NULL, NULL}};
 #undef KO
+
+/* The kernel options of one --op: given with the other op they are a usage error, not options
+ * silently ignored. The others (--op, --dtype, --tflops, ...) belong to both. */
+static const struct op_opt {
+    const char *name, *op;
+} op_opts[] = {{"m", "matmul"},          {"n", "matmul"},         {"k", "matmul"},
+               {"tm", "matmul"},         {"tn", "matmul"},        {"tk", "matmul"},
+               {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
+               {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"}};
+
+/* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds). */
+static const char *op_of(const char *kind, const char *name)
+{
+    if (strcmp(kind, "kernel"))
+        return NULL;
+    for (size_t k = 0; k < sizeof op_opts / sizeof op_opts[0]; k++)
+        if (!strcmp(op_opts[k].name, name))
+            return op_opts[k].op;
+    return NULL;
+}
 
 /* The kinds amsim gen runs, in its usage's order: a sweep's generate.kind is checked against
  * them when the sweep is read. */
@@ -154,7 +181,8 @@ static void gen_usage_main(FILE *f)
                "kinds:\n"
                "  train    training steps of a decoder-only transformer (Adam, data parallel)\n"
                "  serve    LLM inference: Poisson arrivals, growing KV caches\n"
-               "  kernel   tiled TPU matmul, HBM -> VMEM -> accumulator, double-buffered\n"
+               "  kernel   tiled TPU matmul or (--op attention) FlashAttention forward,\n"
+               "           HBM -> VMEM -> accumulator, double-buffered\n"
                "  -o, --out OUT   the trace written (\"-\": standard output; required)\n"
                "options: amsim gen KIND --help\n");
 }
@@ -185,7 +213,11 @@ static const char *gen_limits(const char *kind)
     return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
            "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
            "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
-           "  107 days)";
+           "  107 days). attention: --heads 1 to 2^24; --block-q at most --seq-q and dividing\n"
+           "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
+           "  (--heads x Q blocks x K/V blocks); Q, K, V, O and the tiles at most 4 EiB.\n"
+           "  The matmul's options (--m ... --tk) are refused with --op attention, and the\n"
+           "  attention's with --op matmul";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -326,6 +358,18 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
             memcpy(p, &v, sizeof v);
         }
     }
+    /* an option of the other --op (kernel): the table says which op it belongs to */
+    const char *op = NULL;
+    for (int k = 0; table[k].name; k++)
+        if (!strcmp(table[k].name, "op"))
+            memcpy(&op, (const char *)opts_struct + table[k].off, sizeof op);
+    for (int k = 0; op && table[k].name; k++)
+        if (given[k] && op_of(kind, table[k].name) && strcmp(op_of(kind, table[k].name), op)) {
+            am_msg("amsim gen %s: --%s is an option of --op %s, not of --op %s\n", kind,
+                   table[k].name, op_of(kind, table[k].name),
+                   am_escape_name(shown, sizeof shown, op));
+            return 1;
+        }
     if (!*out) {
         am_msg("amsim gen %s: -o OUT is required (see amsim gen %s --help)\n", kind, kind);
         return 1;

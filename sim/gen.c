@@ -75,7 +75,8 @@
  *   wait). A finished tile goes accumulator -> vmem (stream 0) and vmem -> hbm on stream 2,
  *   double-buffered the same way. Peak default 197 TFLOP/s: 4 MXUs x 128 x 128 MACs x 2 FLOPs
  *   x 1.5 GHz (MXU count from hardware.md; the 1.5 GHz clock is the assumption of
- *   tpu-v5e.yaml). */
+ *   tpu-v5e.yaml). With op "attention" it is a FlashAttention forward pass on the same levels
+ *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks). */
 #include "gen.h"
 #include "units.h"
 
@@ -382,7 +383,10 @@ static const struct g_range {
     {"serve", "kv-block", 0, G_MAX_TOKENS},     {"kernel", "m", 1, UINT64_MAX},
     {"kernel", "n", 1, UINT64_MAX},             {"kernel", "k", 1, UINT64_MAX},
     {"kernel", "tm", 1, UINT64_MAX},            {"kernel", "tn", 1, UINT64_MAX},
-    {"kernel", "tk", 1, UINT64_MAX}};
+    {"kernel", "tk", 1, UINT64_MAX},            {"kernel", "seq-q", 1, UINT64_MAX},
+    {"kernel", "seq-kv", 1, UINT64_MAX},        {"kernel", "head-dim", 1, UINT64_MAX},
+    {"kernel", "block-q", 1, UINT64_MAX},       {"kernel", "block-kv", 1, UINT64_MAX},
+    {"kernel", "heads", 1, G_MAX_WIDTH}};
 
 static const struct g_range *g_range_of(const char *kind, const char *opt)
 {
@@ -1062,10 +1066,14 @@ int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err)
 
 void gen_kernel_defaults(gen_kernel_opts *o)
 {
-    *o = (gen_kernel_opts){.m = 1024, .n = 1024, .k = 1024, .tm = 128, .tn = 128, .tk = 128,
+    *o = (gen_kernel_opts){.op = "matmul", .m = 1024, .n = 1024, .k = 1024, .tm = 128,
+                           .tn = 128, .tk = 128, .seq_q = 1024, .seq_kv = 1024,
+                           .head_dim = 128, .block_q = 128, .block_kv = 128, .heads = 1,
                            .dtype = "bf16", .tflops = 197.0, .mfu = 0.8, .jitter = 0.02,
                            .seed = 1};
 }
+
+static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err);
 
 /* Every option of gen kernel in range and every buffer within 4 EiB; t gets the tile sizes
  * clamped to the matrix (--tm past --m is one tile of m rows), which the trace uses. */
@@ -1106,6 +1114,11 @@ static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
 
 int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
+    if (o->op && !strcmp(o->op, "attention"))
+        return gen_attention(o, f, err);
+    if (o->op && strcmp(o->op, "matmul"))
+        return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul or attention)",
+                       o->op);
     uint64_t t[3];
     if (kernel_check(o, t, err))
         return -1;
@@ -1191,4 +1204,203 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
                     "the compute durations add up to 2^63 ps (about 107 days) "
                     "or more, past what a run can simulate: raise --tflops or --mfu, or lower "
                     "--m, --n or --k", err);
+}
+
+/* ==== kernel --op attention ==== */
+
+/* The sizes of an attention kernel's buffers, bytes, and its step counts (see gen_attention). */
+typedef struct attn_sizes {
+    uint64_t d;                  /* element size */
+    uint64_t q_tile, kv_tile;    /* block_q x head_dim, block_kv x head_dim elements x d */
+    uint64_t p_tile;             /* P = softmax part of S, block_q x block_kv x d */
+    uint64_t stat;               /* m or l: block_q fp32 words padded to (8, 128) tiles */
+    uint64_t acc, scores;        /* fp32: the output accumulator, the score tile S */
+    uint64_t hbm, vmem, accum;   /* peak live bytes per level, closed form */
+    uint64_t nq, nkv;            /* Q blocks per head, K/V blocks per Q block */
+} attn_sizes;
+
+/* A block size in range of its sequence: at most it and dividing it (Pallas's flash attention
+ * asserts the same; a ragged last block is not modelled). Returns c->failed. */
+static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, uint64_t seq)
+{
+    if (c->failed)
+        return 1;
+    if (b > seq)
+        am_fail(c->err, AM_EINPUT, "gen kernel: --%s %" PRIu64 " is more than --%s %" PRIu64,
+                bopt, b, sopt, seq);
+    else if (seq % b)
+        am_fail(c->err, AM_EINPUT, "gen kernel: --%s %" PRIu64 " does not divide --%s %" PRIu64
+                " (a ragged last block is not modelled)", bopt, b, sopt, seq);
+    else
+        return 0;
+    return c->failed = 1;
+}
+
+/* Every option of gen kernel --op attention in range, every buffer within 4 EiB; z gets the
+ * sizes. */
+static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *err)
+{
+    if (g_seed_check("gen kernel", o->seed, err))
+        return -1;
+    gcheck c = {"gen kernel", err, 0, 0};
+    ck_u64(&c, "seq-q", o->seq_q);
+    ck_u64(&c, "seq-kv", o->seq_kv);
+    ck_u64(&c, "head-dim", o->head_dim);
+    ck_u64(&c, "block-q", o->block_q);
+    ck_u64(&c, "block-kv", o->block_kv);
+    ck_u64(&c, "heads", o->heads);
+    ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
+    ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
+    ck_dtype(&c, o->dtype);
+    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
+    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
+    ck_real(&c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
+    if (c.failed)
+        return -1;
+    uint64_t d = gen_dtype_bytes(o->dtype), bq = o->block_q, bkv = o->block_kv;
+    uint64_t hd = o->head_dim;
+    z->d = d;
+    z->nq = o->seq_q / bq;
+    z->nkv = o->seq_kv / bkv;
+    uint64_t qo = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), hd), d);
+    if (ck_bytes(&c, qo, "Q or O (--heads x --seq-q x --head-dim x the dtype's bytes)"))
+        return -1;
+    uint64_t kv = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_kv), hd), d);
+    if (ck_bytes(&c, kv, "K or V (--heads x --seq-kv x --head-dim x the dtype's bytes)"))
+        return -1;
+    z->hbm = ck_add(&c, ck_mul(&c, qo, 2), ck_mul(&c, kv, 2));
+    if (ck_bytes(&c, z->hbm, "Q, K, V and O on hbm"))
+        return -1;
+    /* the block sizes divide the sequences, so every tile below is within Q's or K's bytes */
+    z->q_tile = bq * hd * d;
+    z->kv_tile = bkv * hd * d;
+    z->acc = bq * hd * 4;
+    z->scores = ck_mul(&c, ck_mul(&c, bq, bkv), 4);
+    z->p_tile = ck_mul(&c, ck_mul(&c, bq, bkv), d);
+    /* m and l are (block_q, 1) fp32 arrays, padded as every VMEM array to whole (8, 128) tiles
+     * of 32-bit words (hardware.md): ceil(block_q / 8) tiles of 4 KiB each */
+    z->stat = ck_mul(&c, ceil_div(bq, 8), 8 * 128 * 4);
+    z->accum = ck_add(&c, z->acc, z->scores);
+    if (ck_bytes(&c, z->accum, "the accumulator tiles (--block-q x (--head-dim + --block-kv) x "
+                 "4 bytes)"))
+        return -1;
+    /* two Q, K, V and output tiles, one P tile, m and l */
+    uint64_t v = ck_mul(&c, ck_add(&c, ck_add(&c, z->q_tile, z->kv_tile), ck_add(&c, z->kv_tile,
+                                                                              z->q_tile)), 2);
+    z->vmem = ck_add(&c, ck_add(&c, v, z->p_tile), ck_mul(&c, z->stat, 2));
+    if (ck_bytes(&c, z->vmem, "the vmem tiles (Q, K, V and O tiles twice, P, m and l)"))
+        return -1;
+    double steps = (double)o->heads * (double)z->nq * (double)z->nkv;
+    if (steps > 1e7)
+        return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv "
+                       "/ --block-kv) is %.0f tile steps, more than 10^7", steps);
+    return 0;
+}
+
+/* A FlashAttention forward pass as Pallas's TPU kernel runs it (jax.experimental.pallas.ops.
+ * tpu.flash_attention): per head and Q block, the Q tile comes to vmem once; per K/V block,
+ * S = Q K^T goes to the accumulator, P (the softmax part, exp(S - m) in the dtype) back to
+ * vmem, then P V is added into the block's fp32 output accumulator. m and l (the running
+ * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
+ * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (head, Q block, K/V
+ * block); stream 1 loads step s+1 (with the Q tile when s+1 starts a Q block) into the other
+ * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is not
+ * charged: only the two matmuls take compute time. */
+static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
+{
+    attn_sizes z;
+    if (attention_check(o, &z, err))
+        return -1;
+    uint64_t d = z.d, bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
+    uint64_t blocks = o->heads * z.nq, steps = blocks * z.nkv;
+    gctx g;
+    g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    g_header(&g);
+    char tf[32], mf[32], ji[32];
+    fprintf(f, "# amsim gen kernel: --op attention --heads %" PRIu64 " --seq-q %" PRIu64
+            " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
+            PRIu64 " --dtype %s --tflops %s --mfu %s --jitter %s --seed %" PRIu64 "\n",
+            o->heads, o->seq_q, o->seq_kv, hd, bq, bkv, o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu), g_real(ji, o->jitter), o->seed);
+    fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
+            "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
+            " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
+            PRIu64 ")\n", z.hbm, z.vmem, z.q_tile, z.kv_tile, z.kv_tile, z.q_tile, z.p_tile,
+            z.stat, z.accum, z.acc, z.scores);
+    fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
+    uint64_t Q = g_alloc(&g, o->heads * o->seq_q * hd * d, "hbm", 0, "Q");
+    uint64_t K = g_alloc(&g, o->heads * o->seq_kv * hd * d, "hbm", 0, "K");
+    uint64_t V = g_alloc(&g, o->heads * o->seq_kv * hd * d, "hbm", 0, "V");
+    uint64_t O = g_alloc(&g, o->heads * o->seq_q * hd * d, "hbm", 0, "O");
+    uint64_t vq[2], vk[2], vv[2], vo[2];
+    for (int i = 0; i < 2; i++) {
+        vq[i] = g_alloc(&g, z.q_tile, "vmem", 0, "q_tile%d", i);
+        vk[i] = g_alloc(&g, z.kv_tile, "vmem", 0, "k_tile%d", i);
+        vv[i] = g_alloc(&g, z.kv_tile, "vmem", 0, "v_tile%d", i);
+        vo[i] = g_alloc(&g, z.q_tile, "vmem", 0, "out_tile%d", i);
+    }
+    uint64_t vp = g_alloc(&g, z.p_tile, "vmem", 0, "p_tile");
+    uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0};
+    uint64_t m = 0, l = 0, acc = 0;
+    double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of QK^T and PV */
+    g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[0], "dma.q");
+    g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[0], "dma.k");
+    g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[0], "dma.v");
+    ev_load[0] = g_record(&g, 1);
+    for (uint64_t s = 0; s < steps && !g.clock_over && !g.too_long; s++) { /* see gen_train */
+        uint64_t blk = s / z.nkv, j = s % z.nkv;
+        int slot = (int)(s & 1), qs = (int)(blk & 1);
+        if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
+            if (s >= 1)
+                g_wait(&g, ev_comp_prev, 1); /* step s-1 (and Q block blk-1) is done with them */
+            if ((s + 1) % z.nkv == 0)
+                g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[!qs], "dma.q");
+            g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[!slot], "dma.k");
+            g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[!slot], "dma.v");
+            ev_load[!slot] = g_record(&g, 1);
+        }
+        if (j == 0) { /* the Q block's running statistics and output accumulator */
+            m = g_alloc(&g, z.stat, "vmem", 0, "m.b%" PRIu64, blk);
+            l = g_alloc(&g, z.stat, "vmem", 0, "l.b%" PRIu64, blk);
+            acc = g_alloc(&g, z.acc, "accumulator", 0, "acc.b%" PRIu64, blk);
+        }
+        g_wait(&g, ev_load[slot], 0);
+        uint64_t S = g_alloc(&g, z.scores, "accumulator", 0, "scores");
+        g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
+        g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
+        g_compute(&g, g_flops_ps(&g, flops), 0, "qk");
+        g_xfer(&g, "accumulator", "vmem", z.p_tile, 0, S, vp, "softmax.p");
+        g_free(&g, S);
+        g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
+        g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vv[slot], acc, "mxu.v");
+        g_compute(&g, g_flops_ps(&g, flops), 0, "pv");
+        ev_comp_prev = g_record(&g, 0);
+        if (j + 1 == z.nkv) { /* Q block done: O = acc / l, accumulator -> vmem -> hbm */
+            if (blk >= 2)
+                g_wait(&g, ev_wb[qs], 0);
+            g_xfer(&g, "accumulator", "vmem", z.q_tile, 0, acc, vo[qs], "acc.out");
+            g_free(&g, acc);
+            g_free(&g, l);
+            g_free(&g, m);
+            g_join(&g, 0, 2);
+            g_xfer(&g, "vmem", "hbm", z.q_tile, 2, vo[qs], O, "writeback");
+            ev_wb[qs] = g_record(&g, 2);
+        }
+    }
+    fputs("sync\n", f);
+    g_free(&g, vp);
+    for (int i = 1; i >= 0; i--) {
+        g_free(&g, vo[i]);
+        g_free(&g, vv[i]);
+        g_free(&g, vk[i]);
+        g_free(&g, vq[i]);
+    }
+    g_free(&g, O);
+    g_free(&g, V);
+    g_free(&g, K);
+    g_free(&g, Q);
+    return g_finish(&g, "gen kernel", "raise --tflops or --mfu, or lower --seq-q, --seq-kv or "
+                    "--head-dim", "the compute durations add up to 2^63 ps (about 107 days) or "
+                    "more, past what a run can simulate: raise --tflops or --mfu, or lower "
+                    "--heads, --seq-q, --seq-kv or --head-dim", err);
 }

@@ -79,11 +79,17 @@ typedef struct gen_serve_opts {
 void gen_serve_defaults(gen_serve_opts *o);
 int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err);
 
-/* ---- kernel: a tiled TPU matmul C[M,N] = A[M,K] B[K,N], double-buffered ---- */
+/* ---- kernel: a tiled TPU matmul C[M,N] = A[M,K] B[K,N], double-buffered, or (--op
+ * attention) a FlashAttention forward pass O = softmax(Q K^T) V per head ---- */
 typedef struct gen_kernel_opts {
-    uint64_t m, n, k;            /* matrix dimensions, elements */
-    uint64_t tm, tn, tk;         /* tile dimensions, elements */
-    const char *dtype;           /* A, B and C; the accumulator is fp32 */
+    const char *op;              /* "matmul" (the default) | "attention" */
+    uint64_t m, n, k;            /* matmul: matrix dimensions, elements */
+    uint64_t tm, tn, tk;         /* matmul: tile dimensions, elements */
+    uint64_t seq_q, seq_kv;      /* attention: rows of Q and O, of K and V */
+    uint64_t head_dim;           /* attention: d, the columns of Q, K, V and O */
+    uint64_t block_q, block_kv;  /* attention: rows per Q (and O) block, per K and V block */
+    uint64_t heads;              /* attention: heads, one after the other */
+    const char *dtype;           /* A, B and C (Q, K, V and O); the accumulator is fp32 */
     double tflops, mfu;
     double jitter;
     uint64_t seed;

@@ -99,7 +99,7 @@ static void test_deterministic(void)
 {
     gen_train_opts t;
     gen_serve_opts s;
-    gen_kernel_opts k;
+    gen_kernel_opts k, at;
     small_train(&t);
     gen_serve_defaults(&s);
     s.layers = 2;
@@ -107,9 +107,12 @@ static void test_deterministic(void)
     s.requests = 10;
     gen_kernel_defaults(&k);
     k.m = k.n = k.k = 256;
+    gen_kernel_defaults(&at);
+    at.op = "attention";
+    at.seq_q = at.seq_kv = 256;
     struct { gen_fn fn; void *o; uint64_t *seed; const char *name; } kinds[] = {
         {g_train, &t, &t.seed, "train"}, {g_serve, &s, &s.seed, "serve"},
-        {g_kernel, &k, &k.seed, "kernel"}};
+        {g_kernel, &k, &k.seed, "kernel"}, {g_kernel, &at, &at.seed, "attention"}};
     for (size_t i = 0; i < AM_ARRAY_LEN(kinds); i++) {
         char n1[64], n2[64], n3[64];
         snprintf(n1, sizeof n1, "%s.a", kinds[i].name);
@@ -322,18 +325,80 @@ static void test_kernel_buffers(void)
         CU_ASSERT_EQUAL(p.end_live[i], 0);
 }
 
+/* The lines of trace text that start with word (followed by a blank). */
+static int count_lines(const char *text, const char *word)
+{
+    int n = 0;
+    size_t wl = strlen(word);
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+        n += strncmp(l, word, wl) == 0 && l[wl] == ' ';
+    return n;
+}
+
+/* gen kernel --op attention (2 heads, 4 Q blocks of 64 rows, 3 K/V blocks of 128, d 128, bf16)
+ * replayed on tpu-v5e peaks at the closed form its header states, written out again here:
+ * vmem 2 x (Q, K, V, O tiles) + P + m + l, m and l 64 fp32 words padded to 8 (8, 128) tiles;
+ * the accumulator the block's fp32 output and one fp32 score tile. Its events, per step
+ * (S = 24 steps, B = 8 Q blocks): one score tile, 5 copies, 2 computes. */
+static void test_attention_buffers(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.heads = 2, o.seq_q = 256, o.seq_kv = 384, o.head_dim = 128, o.block_q = 64;
+    o.block_kv = 128;
+    const char *path = gen_file("attention", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    uint64_t hbm = 2 * (2 * 256 * 128 * 2) + 2 * (2 * 384 * 128 * 2);
+    uint64_t vmem = 2 * (64 * 128 * 2 + 2 * 128 * 128 * 2 + 64 * 128 * 2) + 64 * 128 * 2 +
+                    2 * (8 * 8 * 128 * 4);
+    uint64_t acc = 64 * 128 * 4 + 64 * 128 * 4;
+    /* levels of tpu-v5e.yaml: hbm, vmem, smem, accumulator, host */
+    CU_ASSERT_EQUAL(p.live[0], hbm);
+    CU_ASSERT_EQUAL(p.live[1], vmem);
+    CU_ASSERT_EQUAL(p.live[3], acc);
+    for (int i = 0; i < p.n; i++)
+        CU_ASSERT_EQUAL(p.end_live[i], 0);
+    char *text = tu_slurp(path, NULL), want[256];
+    CU_ASSERT_FATAL(text != NULL);
+    snprintf(want, sizeof want, "\n# peak live bytes: hbm %llu (Q, K, V, O), vmem %llu (",
+             (unsigned long long)hbm, (unsigned long long)vmem);
+    CU_ASSERT(strstr(text, want) != NULL);
+    snprintf(want, sizeof want, "), accumulator %llu (output", (unsigned long long)acc);
+    CU_ASSERT(strstr(text, want) != NULL);
+    const int S = 24, B = 8;
+    CU_ASSERT_EQUAL(count_lines(text, "alloc"), 13 + 3 * B + S);
+    CU_ASSERT_EQUAL(count_lines(text, "free"), 13 + 3 * B + S);
+    CU_ASSERT_EQUAL(count_lines(text, "transfer"), 7 * S + 3 * B);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 2 * S);
+    CU_ASSERT_EQUAL(count_lines(text, "record"), 2 * S + 2 * B);
+    /* prefetches after the first two steps, loads, writeback slots, writeback joins */
+    CU_ASSERT_EQUAL(count_lines(text, "wait"), (S - 2) + S + (B - 2) + B);
+    CU_ASSERT(strstr(text, "\nsync\n") != NULL);
+    /* the DMAs: K and V per step, Q per block */
+    int dq = 0, dk = 0;
+    for (const char *l = text; (l = strstr(l, "name=dma.")) != NULL; l++)
+        dq += l[9] == 'q', dk += l[9] == 'k';
+    CU_ASSERT_EQUAL(dq, B);
+    CU_ASSERT_EQUAL(dk, S);
+    free(text);
+    char args[1024], *out = NULL;
+    snprintf(args, sizeof args, "check '%s'", path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, ": trace ok (native, "));
+    free(out);
+}
+
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
  * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
  * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
  * read id= as the buffer read, went wrong: see test_kernel_skipped_copies. */
-static void test_kernel_copy_buffers(void)
+static void copy_buffers_of(const gen_kernel_opts *o)
 {
-    gen_kernel_opts o;
-    gen_kernel_defaults(&o);
-    o.m = 256;
-    o.n = 384;
-    o.k = 256;
-    char *text = tu_slurp(gen_file("kernel", g_kernel, &o), NULL);
+    char *text = tu_slurp(gen_file("kernel", g_kernel, o), NULL);
     CU_ASSERT_FATAL(text != NULL);
     static char level[64][16]; /* the level of each id (ids are small here) */
     int copies = 0, bad = 0;
@@ -361,6 +426,20 @@ static void test_kernel_copy_buffers(void)
     CU_ASSERT(copies > 0);
     CU_ASSERT_EQUAL(bad, 0);
     free(text);
+}
+
+static void test_kernel_copy_buffers(void)
+{
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.m = 256;
+    o.n = 384;
+    o.k = 256;
+    copy_buffers_of(&o);
+    o.op = "attention"; /* its copies too: 6 steps, 25 buffers */
+    o.seq_q = 256;
+    o.seq_kv = 384;
+    copy_buffers_of(&o);
 }
 
 /* The (indented) JSON of `run --json` for tpath under config (with --set SET when not NULL), in
@@ -557,6 +636,9 @@ static void test_seeds(void)
                                   "--max-batch 8 --kv-block 16 --seed 1"},
         {"gen_tpu_matmul.trace", "gen kernel --m 512 --n 512 --k 512 --tm 128 --tn 128 --tk 128 "
                                  "--seed 1"},
+        /* --op matmul is the default: the same bytes */
+        {"gen_tpu_matmul.trace", "gen kernel --op matmul --m 512 --n 512 --k 512 --tm 128 --tn 128 "
+                                 "--tk 128 --seed 1"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(shipped); i++) {
         snprintf(args, sizeof args, "%s -o '%s/shipped.trace'", shipped[i].cmd, d);
@@ -787,6 +869,25 @@ static void test_bad_options(void)
         {"kernel --m 4294967296 --k 4294967296", "gen kernel: A (--m x --k x the dtype's bytes)"
          E4},
         {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
+        /* --op attention: blocks within and dividing their sequences, one op's options */
+        {"kernel --op conv", "gen kernel: --op 'conv' (expected matmul or attention)\n"},
+        {"kernel --op attention --block-q 96", "gen kernel: --block-q 96 does not divide "
+         "--seq-q 1024 (a ragged last block is not modelled)\n"},
+        {"kernel --op attention --seq-kv 512 --block-kv 1024", "gen kernel: --block-kv 1024 is "
+         "more than --seq-kv 512\n"},
+        {"kernel --op attention --head-dim 0", "gen kernel: --head-dim 0 is out of range (at "
+         "least 1)\n"},
+        {"kernel --op attention --heads 16777217", "gen kernel: --heads 16777217 is out of range "
+         "(1 to 16777216)\n"},
+        {"kernel --op attention --m 512", "gen kernel: --m is an option of --op matmul, not of "
+         "--op attention\n"},
+        {"kernel --seq-q 512", "gen kernel: --seq-q is an option of --op attention, not of --op "
+         "matmul\n"},
+        {"kernel --op attention --seq-q 4294967296 --head-dim 4294967296", "gen kernel: Q or O "
+         "(--heads x --seq-q x --head-dim x the dtype's bytes)" E4},
+        {"kernel --op attention --seq-q 65536 --seq-kv 65536 --block-q 16 --block-kv 16",
+         "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv / --block-kv) is 16777216 "
+         "tile steps, more than 10^7\n"},
         {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
          "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
     };
@@ -841,7 +942,8 @@ static void test_bad_options(void)
 static void test_check_reads_what_gen_writes(void)
 {
     static const char *const kinds[] = {"train --layers 2 --hidden 64 --heads 4 --seq 32 --vocab 100",
-                                        "serve --requests 5", "kernel --m 256 --n 256 --k 256"};
+                                        "serve --requests 5", "kernel --m 256 --n 256 --k 256",
+                                        "kernel --op attention --seq-q 256 --seq-kv 256"};
     const char *d = tu_tmpdir();
     char args[2048], want[1024], *out = NULL, *err = NULL;
     for (size_t i = 0; i < AM_ARRAY_LEN(kinds); i++) {
@@ -907,6 +1009,10 @@ static void test_header_names_options(void)
          "max_prompt=300 max_output=70 kv_block=16 tflops=312 mfu=0.35 hbm_gbps=1555 seed=1\n"},
         {"kernel --m 64 --n 64 --k 64 --tm 32 --tn 32 --tk 32 --jitter 0.3",
          " dtype=bf16 tflops=197 mfu=0.8 jitter=0.3 seed=1\n"},
+        {"kernel --op attention --heads 2 --seq-q 64 --seq-kv 32 --head-dim 16 --block-q 32 "
+         "--block-kv 16 --dtype fp32 --tflops 1.5e2 --mfu 0.5 --jitter 0.3 --seed 9",
+         " kernel: --op attention --heads 2 --seq-q 64 --seq-kv 32 --head-dim 16 --block-q 32 "
+         "--block-kv 16 --dtype fp32 --tflops 150 --mfu 0.5 --jitter 0.3 --seed 9\n"},
     };
     char args[1024];
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
@@ -949,6 +1055,7 @@ void suite_gen(void)
               test_offload_waits_for_gradients},
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
+             {"attention peaks at its closed form, with its event counts", test_attention_buffers},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
