@@ -871,6 +871,10 @@ static void test_bad_options(void)
         {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
         /* --op attention: blocks within and dividing their sequences, one op's options */
         {"kernel --op conv", "gen kernel: --op 'conv' (expected matmul or attention)\n"},
+        /* a misspelt op is its own error, not its options' (reviewer: "--m is an option of
+         * --op matmul, not of --op atention") */
+        {"kernel --op atention --m 64", "gen kernel: --op 'atention' (expected matmul or "
+         "attention)\n"},
         {"kernel --op attention --block-q 96", "gen kernel: --block-q 96 does not divide "
          "--seq-q 1024 (a ragged last block is not modelled)\n"},
         {"kernel --op attention --seq-kv 512 --block-kv 1024", "gen kernel: --block-kv 1024 is "
