@@ -215,7 +215,8 @@ static const char *gen_limits(const char *kind)
            "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
            "  107 days). attention: --heads 1 to 2^24; --block-q at most --seq-q and dividing\n"
            "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
-           "  (--heads x Q blocks x K/V blocks); Q, K, V, O and the tiles at most 4 EiB.\n"
+           "  (--heads x Q blocks x K/V blocks); Q, K, V, O, their sum (hbm's peak) and the\n"
+           "  tiles at most 4 EiB.\n"
            "  The matmul's options (--m ... --tk) are refused with --op attention, and the\n"
            "  attention's with --op matmul";
 }

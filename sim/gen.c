@@ -1269,7 +1269,8 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     if (ck_bytes(&c, kv, "K or V (--heads x --seq-kv x --head-dim x the dtype's bytes)"))
         return -1;
     z->hbm = ck_add(&c, ck_mul(&c, qo, 2), ck_mul(&c, kv, 2));
-    if (ck_bytes(&c, z->hbm, "Q, K, V and O on hbm"))
+    if (ck_bytes(&c, z->hbm, "Q, K, V and O together on hbm (2 x --heads x (--seq-q + "
+                 "--seq-kv) x --head-dim x the dtype's bytes)"))
         return -1;
     /* the block sizes divide the sequences, so every tile below is within Q's or K's bytes */
     z->q_tile = bq * hd * d;

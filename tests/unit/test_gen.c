@@ -889,6 +889,10 @@ static void test_bad_options(void)
          "matmul\n"},
         {"kernel --op attention --seq-q 4294967296 --head-dim 4294967296", "gen kernel: Q or O "
          "(--heads x --seq-q x --head-dim x the dtype's bytes)" E4},
+        /* each of Q, K, V, O at 2^62 bytes, their sum 2^64: the message names its options */
+        {"kernel --op attention --seq-q 1 --seq-kv 1 --block-q 1 --block-kv 1 --head-dim "
+         "1152921504606846976 --dtype fp32", "gen kernel: Q, K, V and O together on hbm (2 x "
+         "--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes)" E4},
         {"kernel --op attention --seq-q 65536 --seq-kv 65536 --block-q 16 --block-kv 16",
          "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv / --block-kv) is 16777216 "
          "tile steps, more than 10^7\n"},
