@@ -1075,6 +1075,15 @@ void gen_kernel_defaults(gen_kernel_opts *o)
 
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err);
 
+/* The options both kernels take: the dtype and the compute model's reals. */
+static void ck_kernel_common(gcheck *c, const gen_kernel_opts *o)
+{
+    ck_dtype(c, o->dtype);
+    ck_real(c, "tflops", o->tflops, o->tflops > 0, "above 0");
+    ck_real(c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
+    ck_real(c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
+}
+
 /* Every option of gen kernel in range and every buffer within 4 EiB; t gets the tile sizes
  * clamped to the matrix (--tm past --m is one tile of m rows), which the trace uses. */
 static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
@@ -1088,10 +1097,7 @@ static int kernel_check(const gen_kernel_opts *o, uint64_t t[3], am_error *err)
     ck_u64(&c, "tm", o->tm);
     ck_u64(&c, "tn", o->tn);
     ck_u64(&c, "tk", o->tk);
-    ck_dtype(&c, o->dtype);
-    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
-    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
-    ck_real(&c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
+    ck_kernel_common(&c, o);
     if (c.failed)
         return -1;
     uint64_t d = gen_dtype_bytes(o->dtype);
@@ -1210,11 +1216,11 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 
 /* The sizes of an attention kernel's buffers, bytes, and its step counts (see gen_attention). */
 typedef struct attn_sizes {
-    uint64_t d;                  /* element size */
     uint64_t q_tile, kv_tile;    /* block_q x head_dim, block_kv x head_dim elements x d */
     uint64_t p_tile;             /* P = softmax part of S, block_q x block_kv x d */
     uint64_t stat;               /* m or l: block_q fp32 words padded to (8, 128) tiles */
     uint64_t acc, scores;        /* fp32: the output accumulator, the score tile S */
+    uint64_t qo, kv;             /* Q or O, K or V: heads x seq x head_dim elements x d */
     uint64_t hbm, vmem, accum;   /* peak live bytes per level, closed form */
     uint64_t nq, nkv;            /* Q blocks per head, K/V blocks per Q block */
 } attn_sizes;
@@ -1251,15 +1257,11 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     ck_u64(&c, "heads", o->heads);
     ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
     ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
-    ck_dtype(&c, o->dtype);
-    ck_real(&c, "tflops", o->tflops, o->tflops > 0, "above 0");
-    ck_real(&c, "mfu", o->mfu, o->mfu > 0 && o->mfu <= 1, "above 0, at most 1");
-    ck_real(&c, "jitter", o->jitter, not_negative(o->jitter) && o->jitter <= 0.5, "0 to 0.5");
+    ck_kernel_common(&c, o);
     if (c.failed)
         return -1;
     uint64_t d = gen_dtype_bytes(o->dtype), bq = o->block_q, bkv = o->block_kv;
     uint64_t hd = o->head_dim;
-    z->d = d;
     z->nq = o->seq_q / bq;
     z->nkv = o->seq_kv / bkv;
     uint64_t qo = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), hd), d);
@@ -1268,6 +1270,8 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     uint64_t kv = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_kv), hd), d);
     if (ck_bytes(&c, kv, "K or V (--heads x --seq-kv x --head-dim x the dtype's bytes)"))
         return -1;
+    z->qo = qo;
+    z->kv = kv;
     z->hbm = ck_add(&c, ck_mul(&c, qo, 2), ck_mul(&c, kv, 2));
     if (ck_bytes(&c, z->hbm, "Q, K, V and O together on hbm (2 x --heads x (--seq-q + "
                  "--seq-kv) x --head-dim x the dtype's bytes)"))
@@ -1312,7 +1316,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     attn_sizes z;
     if (attention_check(o, &z, err))
         return -1;
-    uint64_t d = z.d, bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
+    uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
     uint64_t blocks = o->heads * z.nq, steps = blocks * z.nkv;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
@@ -1329,10 +1333,10 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
             PRIu64 ")\n", z.hbm, z.vmem, z.q_tile, z.kv_tile, z.kv_tile, z.q_tile, z.p_tile,
             z.stat, z.accum, z.acc, z.scores);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
-    uint64_t Q = g_alloc(&g, o->heads * o->seq_q * hd * d, "hbm", 0, "Q");
-    uint64_t K = g_alloc(&g, o->heads * o->seq_kv * hd * d, "hbm", 0, "K");
-    uint64_t V = g_alloc(&g, o->heads * o->seq_kv * hd * d, "hbm", 0, "V");
-    uint64_t O = g_alloc(&g, o->heads * o->seq_q * hd * d, "hbm", 0, "O");
+    uint64_t Q = g_alloc(&g, z.qo, "hbm", 0, "Q");
+    uint64_t K = g_alloc(&g, z.kv, "hbm", 0, "K");
+    uint64_t V = g_alloc(&g, z.kv, "hbm", 0, "V");
+    uint64_t O = g_alloc(&g, z.qo, "hbm", 0, "O");
     uint64_t vq[2], vk[2], vv[2], vo[2];
     for (int i = 0; i < 2; i++) {
         vq[i] = g_alloc(&g, z.q_tile, "vmem", 0, "q_tile%d", i);
