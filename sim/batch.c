@@ -1515,6 +1515,10 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
     yaml_node_item_t *it = n->data.sequence.items.start;
     for (; it < n->data.sequence.items.top; it++) {
         yaml_node_t *c = ynode(y, *it);
+        /* as a range's: at the first value past the limit (until 2026-11-28 a list had none
+         * but the matrix's 10,000,000 runs, which README and sweeps/README.md said it had) */
+        if (it - n->data.sequence.items.start == SW_MAX_VALUES)
+            return yfail(err, y, c, "axes: %s: more than %s values", path, "100000");
         if (!yscalar(c))
             return yfail(err, y, c, "%s: list items must be single values, not a %s", path,
                          ykind(c));

@@ -2841,6 +2841,22 @@ static void sweep_matrix_too_large(void)
     snprintf(args, sizeof args, "batch '%s' -o '%s.d'", path, path);
     bi_expect(args, 1, want);
     sweep_product_refused_at_read(cfg);
+    /* a list of values has a range's limit too, at its 100,001st value (QA 114: until
+     * 2026-11-28 100,001 and 200,001 values passed `check`, against README's "one axis at most
+     * 100,000 values"); line 5 holds the list, each value "NNNNNNN, " from column 27 */
+    size_t cap = 1 << 21, at = 0;
+    char *big = am_malloc(cap);
+    at += (size_t)snprintf(big, cap, "name: cap\nbase: %s\ntraces: [%s]\naxes:\n"
+                           "  memories.hbm.capacity: [", cfg, trace_gpu());
+    for (int i = 0; i <= 100000; i++)
+        at += (size_t)snprintf(big + at, cap - at, "%s%d", i ? ", " : "", 1000000 + i);
+    snprintf(big + at, cap - at, "]\n");
+    path = bi_write("cap-list.yaml", big, strlen(big));
+    free(big);
+    snprintf(want, sizeof want, "amsim: %s:5:%d: axes: memories.hbm.capacity: more than 100000 "
+             "values", path, 27 + 100000 * 9);
+    snprintf(args, sizeof args, "check '%s'", path);
+    bi_expect(args, 1, want);
 }
 
 /* A sweep refused at its line and column: text follows a base: line naming BI_CFG_TEXT and a
