@@ -68,6 +68,15 @@ const char *pkl_type_name(pkl_type t)
     return (unsigned)t < AM_ARRAY_LEN(names) ? names[t] : "?";
 }
 
+/* The name with its article, for a message that says what a value is: "an int", "None",
+ * "bytes" (until 2026-11-28 every message wrote "a %s": "is a int", "is a None"). */
+const char *pkl_type_a(pkl_type t)
+{
+    static const char *const names[] = {"None", "a bool", "an int", "a float", "a str", "bytes",
+                                        "a list", "a tuple", "a dict", "a set"};
+    return (unsigned)t < AM_ARRAY_LEN(names) ? names[t] : "?";
+}
+
 static pkl_value *new_value(pkl_doc *d, pkl_type t)
 {
     if (d->nchunks == 0 || d->used == PKL_CHUNK) {
@@ -236,8 +245,8 @@ static int note_depth(pkl_parser *p, pkl_value *c, const pkl_value *x)
     if (x->depth + 1 > c->depth)
         c->depth = x->depth + 1;
     if (c->depth > PKL_MAX_DEPTH) {
-        return fail(p, "containers nested more than %d deep (at a %s)", PKL_MAX_DEPTH,
-                    pkl_type_name(c->type));
+        return fail(p, "containers nested more than %d deep (at %s)", PKL_MAX_DEPTH,
+                    pkl_type_a(c->type));
     }
     return 0;
 }
@@ -518,8 +527,8 @@ static size_t item_count(const pkl_value *c) { return c->type == PKL_DICT ? 2 * 
 
 static int too_deep(pkl_parser *p, const pkl_value *c)
 {
-    return fail(p, "containers nested more than %d deep (at a %s)", PKL_MAX_DEPTH,
-                pkl_type_name(c->type));
+    return fail(p, "containers nested more than %d deep (at %s)", PKL_MAX_DEPTH,
+                pkl_type_a(c->type));
 }
 
 /* One container on the walk's path: its next item to visit, its depth so far. */
@@ -547,8 +556,8 @@ static int measure_nesting(pkl_parser *p, pkl_value *root)
             else if (x->depth & PKL_MEASURED)
                 d = x->depth & PKL_DEPTH_BITS;
             else if (x->depth & PKL_ON_PATH)
-                return fail(p, "a %s holds itself (a cycle of containers); a memory snapshot "
-                               "holds none", pkl_type_name(x->type));
+                return fail(p, "%s holds itself (a cycle of containers); a memory snapshot "
+                               "holds none", pkl_type_a(x->type));
             else if (n == PKL_MAX_DEPTH)
                 return too_deep(p, path[0].c);
             else {

@@ -57,5 +57,7 @@ int pkl_int(const pkl_value *v, int64_t *out);
 int pkl_u64(const pkl_value *v, uint64_t *out);
 /* "dict", "list", ... for messages. */
 const char *pkl_type_name(pkl_type t);
+/* "a dict", "an int", "None", ...: the name as a message says what a value is. */
+const char *pkl_type_a(pkl_type t);
 
 #endif

@@ -619,8 +619,8 @@ static int wrong_type(const trace *t, const char *what, const char *field, const
     if (v->type == PKL_INT)
         return am_fail(err, AM_EINPUT, "%s: %s: '%s' %llu is out of range (at most 2^63 - 1)",
                        t->path, what, field, (unsigned long long)(uint64_t)v->i);
-    return am_fail(err, AM_EINPUT, "%s: %s: '%s' is a %s, expected an integer", t->path, what,
-                   field, pkl_type_name(v->type));
+    return am_fail(err, AM_EINPUT, "%s: %s: '%s' is %s, expected an integer", t->path, what,
+                   field, pkl_type_a(v->type));
 }
 
 /* An address of 2^64 - 1, which means "no address" inside (TR_NO_ADDR), refused as the native
@@ -730,8 +730,8 @@ static int bad_time_us(const trace *t, const char *what, const pkl_value *v, am_
     if (v->type == PKL_INT) /* from 2^63 (pkl_int refuses it) */
         return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' %llu is out of range (at most 2^63 - 1 "
                        "microseconds)", t->path, what, (unsigned long long)(uint64_t)v->i);
-    return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' is a %s, expected an integer "
-                   "(microseconds)", t->path, what, pkl_type_name(v->type));
+    return am_fail(err, AM_EINPUT, "%s: %s: 'time_us' is %s, expected an integer "
+                   "(microseconds)", t->path, what, pkl_type_a(v->type));
 }
 
 /* amsim_sub_us_ps (export_snapshot.c): the picoseconds of an entry's time past its whole
@@ -939,8 +939,8 @@ static int read_origin(trace *t, const pkl_value *v, int64_t *origin, am_error *
 {
     *origin = 0;
     if (v && pkl_int(v, origin) < 0)
-        return am_fail(err, AM_EINPUT, "%s: 'amsim_time_origin_us' is a %s, expected an integer",
-                       t->path, pkl_type_name(v->type));
+        return am_fail(err, AM_EINPUT, "%s: 'amsim_time_origin_us' is %s, expected an integer",
+                       t->path, pkl_type_a(v->type));
     return 0;
 }
 
@@ -954,14 +954,14 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t
     if (!st_list)
         return 0;
     if (st_list->type != PKL_LIST)
-        return am_fail(err, AM_EINPUT, "%s: 'amsim_start_traces' is a %s, expected a list",
-                       t->path, pkl_type_name(st_list->type));
+        return am_fail(err, AM_EINPUT, "%s: 'amsim_start_traces' is %s, expected a list",
+                       t->path, pkl_type_a(st_list->type));
     if ((size_t)dev >= st_list->len)
         return 0;
     const pkl_value *list = st_list->items[dev];
     if (list->type != PKL_LIST)
-        return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d] is a %s, expected a list",
-                       t->path, dev, pkl_type_name(list->type));
+        return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d] is %s, expected a list",
+                       t->path, dev, pkl_type_a(list->type));
     return read_entries(t, "amsim_start_traces", list, dev, origin, st, out, nout, err);
 }
 
@@ -983,9 +983,9 @@ static int block_state(const trace *t, size_t i, size_t j, const pkl_value *sv, 
     if (!sv)
         return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: no 'state' (inactive, "
                        "active_allocated or active_pending_free)", t->path, i, j);
-    return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu].state: a %s, expected a str "
+    return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu].state: %s, expected a str "
                    "(inactive, active_allocated or active_pending_free)", t->path, i, j,
-                   pkl_type_name(sv->type));
+                   pkl_type_a(sv->type));
 }
 
 /* A segment's 'segment_type': 1 "small", 0 "large", or when absent (older snapshots) by its
@@ -1005,8 +1005,8 @@ static int segment_small(const trace *t, size_t i, const pkl_value *type, uint64
         return am_fail(err, AM_EINPUT, "%s: segments[%zu].segment_type: '%s' is not a segment "
                        "type (small or large)", t->path, i,
                        am_echo(shown, sizeof shown, type->s, strlen(type->s), 40));
-    return am_fail(err, AM_EINPUT, "%s: segments[%zu].segment_type: a %s, expected a str "
-                   "(small or large)", t->path, i, pkl_type_name(type->type));
+    return am_fail(err, AM_EINPUT, "%s: segments[%zu].segment_type: %s, expected a str "
+                   "(small or large)", t->path, i, pkl_type_a(type->type));
 }
 
 /* A segment's 'device': 0 when it has none (as a snapshot of one device writes it) or is no
@@ -1595,8 +1595,8 @@ __attribute__((noinline, cold)) static int bad_setting(const trace *t, const cha
                                                        const pkl_value *v, const char *expected,
                                                        am_error *err)
 {
-    return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' is a %s, expected %s", t->path,
-                   key, pkl_type_name(v->type), expected);
+    return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s' is %s, expected %s", t->path,
+                   key, pkl_type_a(v->type), expected);
 }
 
 /* An integer value as a message shows it: from 2^63 (wide) unsigned. */
@@ -1647,9 +1647,9 @@ static int read_divisions(const trace *t, const pkl_value *v, int64_t d[16], am_
                            num);
         }
         if (val->type != PKL_INT)
-            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] is a %s, "
+            return am_fail(err, AM_EINPUT, "%s: allocator_settings: '%s'['%s'] is %s, "
                            "expected an integer (divisions)", t->path, key, kv->s,
-                           pkl_type_name(val->type));
+                           pkl_type_a(val->type));
         d[__builtin_ctzl(mb)] = i;
     }
     return 0;
@@ -1664,8 +1664,8 @@ static int read_settings(trace *t, const pkl_value *a, am_error *err)
     if (!a)
         return 0;
     if (a->type != PKL_DICT)
-        return am_fail(err, AM_EINPUT, "%s: 'allocator_settings' is a %s, expected a dict",
-                       t->path, pkl_type_name(a->type));
+        return am_fail(err, AM_EINPUT, "%s: 'allocator_settings' is %s, expected a dict",
+                       t->path, pkl_type_a(a->type));
     const pkl_value *v;
     int64_t i;
     char buf[160];
@@ -1853,16 +1853,16 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
 {
     if (!root || root->type != PKL_DICT)
         return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: the top-level "
-                       "value is a %s, expected a dict with lists 'segments' and "
-                       "'device_traces'", t->path, root ? pkl_type_name(root->type) : "nothing");
+                       "value is %s, expected a dict with lists 'segments' and "
+                       "'device_traces'", t->path, root ? pkl_type_a(root->type) : "nothing");
     const pkl_value *segs = pkl_get(root, "segments"), *dt = pkl_get(root, "device_traces");
     static const char *const keys[] = {"segments", "device_traces"};
     const pkl_value *vals[] = {segs, dt};
     for (int k = 0; k < 2; k++)
         if (!vals[k] || vals[k]->type != PKL_LIST)
-            return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: '%s' is %s%s, "
-                           "expected a list", t->path, keys[k], vals[k] ? "a " : "missing",
-                           vals[k] ? pkl_type_name(vals[k]->type) : "");
+            return am_fail(err, AM_EINPUT, "%s: not a PyTorch memory snapshot: '%s' is %s, "
+                           "expected a list", t->path, keys[k],
+                           vals[k] ? pkl_type_a(vals[k]->type) : "missing");
     int dev = t->opts.device;
     if (dev < 0)
         return out_of_range(t, dev, dt, err);
@@ -1878,8 +1878,8 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     static const pkl_value no_entries = {.type = PKL_LIST};
     const pkl_value *list = (size_t)dev < dt->len ? dt->items[dev] : &no_entries;
     if (list->type != PKL_LIST)
-        return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is a %s, expected a list",
-                       t->path, dev, pkl_type_name(list->type));
+        return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is %s, expected a list",
+                       t->path, dev, pkl_type_a(list->type));
     tp_streams st = {NULL, 0, 0};
     tp_state s;
     tp_entry *en = NULL, *sen = NULL; /* sen: amsim_start_traces' entries, if any */

@@ -783,7 +783,7 @@ BI_TB(p_start_traces, "start.pickle",
       "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02"
       "X\r\x00\x00\x00" "device_tracesq\x03]q\x04]q\x05" "aX\x12\x00\x00\x00"
       "amsim_start_tracesq\x06K\x05u.", /* split where a hex escape would run on */
-      "amsim: @: 'amsim_start_traces' is a int, expected a list")
+      "amsim: @: 'amsim_start_traces' is an int, expected a list")
 /* pickle.dumps({"segments": [], "device_traces": [[alloc at time_us 0, free_completed at
  * time_us 2 * 10**13]]}, protocol=2): 2 * 10**19 ps does not fit 64 bits (until 2026-11-27 it
  * wrapped around and was clamped to the next entry's order) */
@@ -935,14 +935,14 @@ BI_TB(p_settings_expandable_int, "setexp.pickle",
       "aX\x12\x00\x00\x00"
       "allocator_settingsq\x06}q\x07X\x13\x00\x00\x00"
       "expandable_segmentsq\x08K\x01su.",
-      "amsim: @: allocator_settings: 'expandable_segments' is a int, expected a bool")
+      "amsim: @: allocator_settings: 'expandable_segments' is an int, expected a bool")
 /* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"max_split_size": None}}, protocol=2) */
 BI_TB(p_settings_max_split_none, "setmss.pickle",
       "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00"
       "device_tracesq\x03]q\x04]q\x05"
       "aX\x12\x00\x00\x00"
       "allocator_settingsq\x06}q\x07X\x0e\x00\x00\x00max_split_sizeq\x08Nsu.",
-      "amsim: @: allocator_settings: 'max_split_size' is a None, expected an integer (bytes; -1: "
+      "amsim: @: allocator_settings: 'max_split_size' is None, expected an integer (bytes; -1: "
       "unlimited)")
 /* pickle.dumps({"segments": [], "device_traces": [[]], "allocator_settings": {"roundup_power2_divisions": [4, 0]}}, protocol=2) */
 BI_TB(p_settings_divisions_list, "setdivl.pickle",

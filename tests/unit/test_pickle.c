@@ -1001,16 +1001,16 @@ static void test_settings_types(void)
         {"roundup_power2_divisions", "list40", "allocator_settings: 'roundup_power2_divisions' "
          "is a list, expected a dict (interval start in MiB: divisions) or an integer", NULL},
         {"roundup_power2_divisions", "str4", "'roundup_power2_divisions' is a str, expected", NULL},
-        {"roundup_power2_divisions", "none", "'roundup_power2_divisions' is a None, expected",
+        {"roundup_power2_divisions", "none", "'roundup_power2_divisions' is None, expected",
          NULL},
         {"roundup_power2_divisions", "dict1x", "allocator_settings: 'roundup_power2_divisions'['1'] "
          "is a str, expected an integer (divisions)", NULL},
         {"roundup_power2_divisions", "dict3", "allocator_settings: 'roundup_power2_divisions' has "
          "a key '3' that is no interval start ('1', '2', '4', ... '32768' MiB)", NULL},
-        {"expandable_segments", "int1", "allocator_settings: 'expandable_segments' is a int, "
+        {"expandable_segments", "int1", "allocator_settings: 'expandable_segments' is an int, "
          "expected a bool", NULL},
         {"expandable_segments", "strTrue", "'expandable_segments' is a str, expected a bool", NULL},
-        {"max_split_size", "none", "allocator_settings: 'max_split_size' is a None, expected an "
+        {"max_split_size", "none", "allocator_settings: 'max_split_size' is None, expected an "
          "integer (bytes; -1: unlimited)", NULL},
         {"max_split_size", "str200MB", "'max_split_size' is a str, expected an integer", NULL},
         {"max_split_size", "int-2", "allocator_settings: 'max_split_size' -2 is out of range "
@@ -1417,7 +1417,7 @@ static void test_field_types(void)
         {"time_us_str", "odd.pickle: device_traces[0][0]: 'time_us' is a str, expected an "
                         "integer (microseconds)"},
         {"stream_str", "odd.pickle: device_traces[0][0]: 'stream' is a str, expected an integer"},
-        {"stream_none", "odd.pickle: device_traces[0][0]: 'stream' is a None, expected an "
+        {"stream_none", "odd.pickle: device_traces[0][0]: 'stream' is None, expected an "
                         "integer"},
         {"seg_stream_str", "odd.pickle: segments[0]: 'stream' is a str, expected an integer"},
         {"seg_device_str", "odd.pickle: segments[0]: 'device' is a str, expected an integer"},
