@@ -883,9 +883,9 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
     if (c.failed)
         return -1;
     double lhh = (double)o->layers * (double)o->hidden * (double)o->hidden;
-    if (lhh > 1e15)
+    if (lhh > 1e15) /* in whole digits: "%.3g" wrote 1000007612467045 as 1e+15 (QA 116) */
         return am_fail(err, AM_EINPUT, "gen serve: model too large: --layers x --hidden^2 is "
-                       "%.3g, above 1e15", lhh);
+                       "%.0f, above 10^15", lhh);
     uint64_t d = gen_dtype_bytes(o->dtype), L = o->layers, h = o->hidden;
     uint64_t kvd = ck_mul(&c, o->kv_heads, o->head_dim);
     uint64_t pl = ck_add(&c, ck_mul(&c, 10, ck_mul(&c, h, h)), ck_mul(&c, 2 * h, kvd));

@@ -871,6 +871,9 @@ static void test_bad_options(void)
         {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
         /* --op attention: blocks within and dividing their sequences, one op's options */
         {"kernel --op conv", "gen kernel: --op 'conv' (expected matmul or attention)\n"},
+        /* just past the bound, in whole digits (until 2026-11-28 "is 1e+15, above 1e15") */
+        {"serve --layers 59605 --hidden 129527", "gen serve: model too large: --layers x "
+         "--hidden^2 is 1000007612467045, above 10^15\n"},
         /* a misspelt op is its own error, not its options' (reviewer: "--m is an option of
          * --op matmul, not of --op atention") */
         {"kernel --op atention --m 64", "gen kernel: --op 'atention' (expected matmul or "
