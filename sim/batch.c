@@ -1279,7 +1279,7 @@ static int step_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *in
         if (r == 1)
             break;
         if (ax->vals.n >= SW_MAX_VALUES)
-            return yfail(err, y, in, "range: more than %s values", "100000");
+            return yfail(err, y, in, "range: more than %d values", SW_MAX_VALUES);
         axis_push(ax, fmt ? fmt(v) : am_strdup(buf), in, 1);
     }
     range_ends(ax, first, fn, tn, from, to);
@@ -1306,7 +1306,7 @@ static int factor_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
     if (r < 0)
         rc = yfail(err, y, in, "range: %s (from %s, to %s, factor %s)", why, from, to, factor);
     else if (r == 1)
-        rc = yfail(err, y, in, "range: more than %s values", "100000");
+        rc = yfail(err, y, in, "range: more than %d values", SW_MAX_VALUES);
     else if (n == 0) /* above `to` only before rounding: 1.4B to 1.2B */
         rc = yfail(err, y, tn, "range: 'to' (%s) is below 'from' (%s): no values", to, from);
     for (size_t k = 0; rc == 0 && k < n; k++)
@@ -1475,7 +1475,7 @@ static int expand_range(ydoc *y, yaml_node_t *fn, yaml_node_t *tn, yaml_node_t *
         if (v > db * (1 + 1e-12) + 1e-300)
             break;
         if (out->n >= SW_MAX_VALUES)
-            return yfail(err, y, in, "range: more than %s values", "100000");
+            return yfail(err, y, in, "range: more than %d values", SW_MAX_VALUES);
         axis_push(ax, xprintf("%.10g", v), in, 1);
     }
     range_ends(ax, first, fn, tn, from, to);
@@ -1518,7 +1518,7 @@ static int axis_list(ydoc *y, yaml_node_t *n, const char *path, sw_axis *ax, am_
         /* as a range's: at the first value past the limit (until 2026-11-28 a list had none
          * but the matrix's 10,000,000 runs, which README and sweeps/README.md said it had) */
         if (it - n->data.sequence.items.start == SW_MAX_VALUES)
-            return yfail(err, y, c, "axes: %s: more than %s values", path, "100000");
+            return yfail(err, y, c, "axes: %s: more than %d values", path, SW_MAX_VALUES);
         if (!yscalar(c))
             return yfail(err, y, c, "%s: list items must be single values, not a %s", path,
                          ykind(c));

@@ -882,10 +882,14 @@ static int serve_check(const gen_serve_opts *o, am_error *err)
     ck_real(&c, "hbm-gbps", o->hbm_gbps, o->hbm_gbps > 0, "above 0");
     if (c.failed)
         return -1;
-    double lhh = (double)o->layers * (double)o->hidden * (double)o->hidden;
-    if (lhh > 1e15) /* in whole digits: "%.3g" wrote 1000007612467045 as 1e+15 (QA 116) */
+    /* exact, in whole digits: "%.3g" of a double wrote 1000007612467045 as 1e+15 (QA 116),
+     * and a double rounds the product above 2^53 */
+    am_u128 lhh = (am_u128)o->layers * o->hidden * o->hidden;
+    if (lhh > 1000000000000000u) {
+        char n[48];
         return am_fail(err, AM_EINPUT, "gen serve: model too large: --layers x --hidden^2 is "
-                       "%.0f, above 10^15", lhh);
+                       "%s, above 10^15", units_fmt_u128(n, sizeof n, lhh));
+    }
     uint64_t d = gen_dtype_bytes(o->dtype), L = o->layers, h = o->hidden;
     uint64_t kvd = ck_mul(&c, o->kv_heads, o->head_dim);
     uint64_t pl = ck_add(&c, ck_mul(&c, 10, ck_mul(&c, h, h)), ck_mul(&c, 2 * h, kvd));
