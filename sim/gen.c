@@ -1321,7 +1321,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     if (attention_check(o, &z, err))
         return -1;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
-    uint64_t blocks = o->heads * z.nq, steps = blocks * z.nkv;
+    uint64_t steps = o->heads * z.nq * z.nkv; /* at most 10^7: attention_check */
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
