@@ -651,23 +651,13 @@ static int no_repeats(ydoc *y, yaml_node_t *n, const strlist *l, const char *wha
 
 static int value_match(const char *pat, const char *v, int is_trace);
 
-/* Scalar t of a set: entry or an axis as flow YAML for the --set re-read, nonplain when the
- * sweep wrote it in another style than plain (quoted, |- or >-): it keeps the reading it had
- * (cfg_write_scalar_as). A plain ~ or null stays null, any other a string (until 2026-11-28
- * cfg_write_scalar wrote null plain and ~ quoted, turning both around, for an axis value); a
- * quoted "0.5" stays a string (until 2026-11-28 written 0.5, so the run's config echo gave the
- * number 0.5 where the same value in a config file or a --set gave the string). */
-static void set_scalar(FILE *f, const char *t, int nonplain)
-{
-    cfg_write_scalar_as(f, t, nonplain);
-}
-
 /* Node n as one line of flow YAML ({capacity: 1MiB, allocator: {policy: bfc}}), the text of a
  * --set value: a set: entry whose value is a map or a list is passed on as --set PATH=TEXT. */
 static void yflow(FILE *f, ydoc *y, const yaml_node_t *n)
 {
     if (!n || n->type == YAML_SCALAR_NODE) {
-        set_scalar(f, n ? yscalar(n) : "", n && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+        cfg_write_scalar_as(f, n ? yscalar(n) : "",
+                            n && n->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
         return;
     }
     if (n->type == YAML_SEQUENCE_NODE) {
@@ -841,7 +831,7 @@ static const char *seed_text_why(const char *text, char *buf, size_t n, uint64_t
 /* Every seed of a `seeds:` value (one or a list) is one `amsim gen --seed` takes (gen.h:
  * 0 .. 4294967295), refused at its line and column before any run: a larger seed would give the
  * trace of a smaller one, the runs would repeat under other names. */
-static int check_seeds(ydoc *y, yaml_node_t *n, strlist *seeds, am_error *err)
+static int check_seeds(ydoc *y, yaml_node_t *n, const strlist *seeds, am_error *err)
 {
     char why[sizeof ((am_error *)0)->msg]; /* a seed of any length, as far as a message holds */
     for (int i = 0; i < seeds->n; i++) {
@@ -944,7 +934,7 @@ typedef struct sw_axis {
     const opt_desc *opt;       /* the config option at path (cfg_path_opt), or NULL */
     uint64_t *num;             /* each value as axis_num reads it, where has_num */
     unsigned char *has_num;
-    /* 1: the value is written in a style but plain ("~", |- null), a string (set_scalar) */
+    /* 1: the value is written in a style but plain ("~", |- null), a string (cfg_write_scalar_as) */
     unsigned char *nonplain;
 } sw_axis;
 
@@ -957,7 +947,7 @@ static char *axis_set_text(const sw_axis *ax, int i)
     if (!f) /* out of memory: the path alone, so the config reports the value missing */
         return xprintf("%s=", ax->path);
     fprintf(f, "%s=", ax->path);
-    set_scalar(f, ax->vals.v[i], ax->nonplain[i]);
+    cfg_write_scalar_as(f, ax->vals.v[i], ax->nonplain[i]);
     fclose(f);
     return text;
 }

@@ -239,7 +239,11 @@ typedef struct cfg_set {
 void cfg_write_scalar(FILE *f, const char *s);
 /* cfg_write_scalar for a scalar written in a style (nonplain: quoted or a block) the reader must
  * see again: a plain null word stays plain (null), and a nonplain scalar that plain would read
- * as a number, a boolean or null is written quoted (a string), as the effective config does. */
+ * as a number, a boolean or null is written quoted (a string), as the effective config does.
+ * A sweep's set: entries and axis values go to their --set re-read this way (until 2026-11-28
+ * null was written plain and ~ quoted, turning both around, for an axis value, and a quoted
+ * "0.5" was written 0.5, so the run's config echo gave the number where the same value in a
+ * config file or a --set gave the string). */
 void cfg_write_scalar_as(FILE *f, const char *s, int nonplain);
 /* How summary.json's `config` echoes a scalar (report.c): as YAML types a plain one. */
 typedef enum cfg_typed {
