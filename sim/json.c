@@ -203,8 +203,7 @@ void json_number(json_w *w, const char *text)
 void json_knumber(json_w *w, const char *k, const char *digits)
 {
     json_key(w, k);
-    value_prefix(w);
-    fputs(digits, w->f);
+    json_number(w, digits);
 }
 
 void json_kseconds(json_w *w, const char *k, am_ps ps)

@@ -27,7 +27,7 @@ trace_opts run_trace_opts(const run_spec *sp, const am_config *cfg,
                         cfg->trace.time_unit, sp->device};
 }
 
-static int load_config(const run_spec *sp, am_config **cfg, am_error *err)
+int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
 {
     if (sp->reference_level)
         return cfg_load_reference(cfg, sp->config, sp->sets, sp->nsets, sp->reference_level,
@@ -38,11 +38,6 @@ static int load_config(const run_spec *sp, am_config **cfg, am_error *err)
      * rules checked are those of the policy that runs (until 2026-11-27 the config was loaded
      * as written first, to learn the default level, and its own policy's rules applied) */
     return cfg_load_switched(cfg, sp->config, sp->sets, sp->nsets, NULL, sp->policy, err);
-}
-
-int run_load_config(const run_spec *sp, am_config **cfg, am_error *err)
-{
-    return load_config(sp, cfg, err);
 }
 
 int run_load_config_switching(const run_spec *sp, am_config **cfg, am_error *err)

@@ -476,14 +476,7 @@ static void usage(FILE *f)
             "  needs it)\n");
 }
 
-static void put_num(FILE *f, double v, const char *unit)
-{
-    char b[64];
-    fmt_num(b, sizeof b, v, unit);
-    fprintf(f, "%14s", b);
-}
-
-/* put_num of a figure known in hundredths (fmt_cents). */
+/* A figure in its 14 columns: in hundredths when known (fmt_cents), else as fmt_num has it. */
 static void put_cents(FILE *f, double v, int known, am_i128 c, int whole, const char *unit)
 {
     char b[64];
@@ -564,7 +557,7 @@ static void print_paired(const char *ka, const char *kb, int nd, int unmatched,
     printf("  mean difference ");
     put_cents(stdout, s->mean, s->cents, s->mean_c, s->mean_whole, unit);
     printf("  sd ");
-    put_num(stdout, s->sd, unit);
+    put_cents(stdout, s->sd, 0, 0, 0, unit);
     printf("\n  95%% CI          ");
     put_cents(stdout, s->lo, s->lohi_cents, s->lo_c, s->lohi_whole, unit);
     printf(" .. ");
