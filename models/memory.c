@@ -278,31 +278,6 @@ int mem_create(mem_level **out, const mem_params *p, am_error *err)
     return 0;
 }
 
-static void free_tree(os_tree *t)
-{
-    os_node *n = t->root;
-    /* Post-order without recursion: detach leaves one by one. */
-    while (n) {
-        if (n->l)
-            n = n->l;
-        else if (n->r)
-            n = n->r;
-        else {
-            os_node *p = n->p;
-            if (p) {
-                if (p->l == n)
-                    p->l = NULL;
-                else
-                    p->r = NULL;
-            }
-            free(n);
-            n = p;
-        }
-    }
-    t->root = NULL;
-    t->n = 0;
-}
-
 void mem_destroy(mem_level *m)
 {
     if (!m)
@@ -310,8 +285,8 @@ void mem_destroy(mem_level *m)
     if (m->st)
         m->policy->destroy(m->st);
     as_destroy(&m->free_ext);
-    free_tree(&m->recorded_segs);
-    free_tree(&m->recorded_outer);
+    os_free_nodes(&m->recorded_segs);
+    os_free_nodes(&m->recorded_outer);
     free(m);
 }
 

@@ -4,6 +4,8 @@
  * and splices it out. `aug` is recomputed bottom-up on every path that changes. */
 #include "ordset.h"
 
+#include <stdlib.h>
+
 static inline int key_lt(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
 {
     return a1 < b1 || (a1 == b1 && a2 < b2);
@@ -225,4 +227,24 @@ int os_check(const os_tree *t)
     if (last != t->max)
         bad++;
     return bad;
+}
+
+void os_free_nodes(os_tree *t)
+{
+    os_node *x = t->root;
+    while (x) {
+        if (x->l) {
+            x = x->l;
+        } else if (x->r) {
+            x = x->r;
+        } else {
+            os_node *p = x->p;
+            if (p)
+                *(p->l == x ? &p->l : &p->r) = NULL;
+            free(x);
+            x = p;
+        }
+    }
+    t->root = t->max = NULL;
+    t->n = 0;
 }

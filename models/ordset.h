@@ -59,5 +59,9 @@ os_node *os_next(const os_node *x);
 os_node *os_prev(const os_node *x);
 /* Invariant check (BST order, heap order, parent links, aug, count): 0 when consistent. */
 int os_check(const os_tree *t);
+/* Free every node (each its own allocation: am_malloc/am_calloc, freed with free) in one walk,
+ * leaves first by the parent links, O(n) without recursion; the tree is empty again. For trees
+ * whose nodes are not embedded in other records. */
+void os_free_nodes(os_tree *t);
 
 #endif
