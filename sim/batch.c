@@ -6562,9 +6562,6 @@ out:
 
 /* ---- amsim check on a sweep ------------------------------------------------------------- */
 
-/* A top-level key of a config that no sweep has (device is both's). */
-static int config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k, "device"); }
-
 int batch_sniff_sweep(const char *path)
 {
     FILE *f = fopen(am_input_name(path), "rb"); /* "-": check - reads standard input */
@@ -6608,7 +6605,7 @@ int batch_sniff_sweep(const char *path)
         case YAML_SCALAR_EVENT:
             if (depth == 1 && key_next) {
                 found |= cfg_is_sweep_key((const char *)ev.data.scalar.value);
-                config |= config_only_key((const char *)ev.data.scalar.value);
+                config |= cfg_is_config_only_key((const char *)ev.data.scalar.value);
             }
             if (depth == 1)
                 key_next = !key_next;

@@ -1684,6 +1684,8 @@ int cfg_is_top_key(const char *k)
     return 0;
 }
 
+int cfg_is_config_only_key(const char *k) { return cfg_is_top_key(k) && strcmp(k, "device"); }
+
 int cfg_is_sweep_key(const char *k)
 {
     static const char *const keys[] = {"base",     "traces",  "generate",     "axes",
@@ -3250,7 +3252,7 @@ static int sweep_text(const char *buf, size_t len)
     if (root->kind == CFG_MAP)
         for (const cfg_node *c = root->child; c; c = c->next) {
             sweep |= cfg_is_sweep_key(c->key);
-            config |= cfg_is_top_key(c->key) && strcmp(c->key, "device") != 0;
+            config |= cfg_is_config_only_key(c->key);
         }
     node_free(root);
     return sweep && !config;

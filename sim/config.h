@@ -331,6 +331,9 @@ const char *cfg_suggest(const char *name, const char *const *cands);
 int cfg_is_top_key(const char *k);
 /* Whether k is a top-level key of a sweep's that no config has (base, traces, axes, ...). */
 int cfg_is_sweep_key(const char *k);
+/* Whether k is a top-level key of a config's that no sweep has (all but device, which both
+ * have): with cfg_is_sweep_key, what tells a sweep's text from a config's. */
+int cfg_is_config_only_key(const char *k);
 /* Whether v is one of YAML's null words (~, null, Null, NULL): null when written plain, a
  * string in any other style. One list for the loader, the summary's config echo and the
  * overrides a sweep writes. */
