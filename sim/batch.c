@@ -251,6 +251,21 @@ int batch_track_made(const char *path, int made, int on)
     return tracked;
 }
 
+/* mkdir_p_made and batch_track_made of what it made with the stop signals blocked, so that a
+ * SIGINT or SIGTERM between the two leaves no folder untracked; errno as mkdir_p_made left
+ * it. */
+static int mkdir_tracked(const char *path, int *made)
+{
+    sigset_t stop, unblocked;
+    out_stop_signals(&stop);
+    sigprocmask(SIG_BLOCK, &stop, &unblocked);
+    int rc = mkdir_p_made(path, made), e = errno;
+    batch_track_made(path, *made, 1);
+    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    errno = e;
+    return rc;
+}
+
 /* ---- one batch per folder ---------------------------------------------------------------- */
 
 /* A batch holds an exclusive flock(2) on DIR/.amsim-lock for its whole life, and --merge on
@@ -6053,14 +6068,9 @@ static int merge_prepare(const char *out, const char *runs, const char *mtext, o
     int rc;
     /* runs/ is made and tracked with the stop signals blocked: until 2026-11-28 one that came
      * between the two left OUT with an empty runs/ though "partial outputs removed" was said */
-    sigset_t stop, unblocked;
-    out_stop_signals(&stop);
-    sigprocmask(SIG_BLOCK, &stop, &unblocked);
     /* a dangling symbolic link is an EEXIST that mkdir_p lets pass: no folder to link in
      * (check_runs_dir said so already, unless it was planted since) */
-    int made = mkdir_p_made(runs, made_runs), e = errno;
-    batch_track_made(runs, *made_runs, 1);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    int made = mkdir_tracked(runs, made_runs), e = errno;
     if (made != 0)
         rc = am_fail(err, AM_EINPUT, "%s: cannot create: %s", SHOW(q, runs), strerror(e));
     else
@@ -6457,10 +6467,7 @@ int cmd_batch(int argc, char **argv)
         goto done;
     }
     char *runs = xprintf("%s/runs", b.out);
-    sigprocmask(SIG_BLOCK, &stop, NULL);
-    int runs_rc = mkdir_p_made(runs, &made_runs), runs_errno = errno;
-    batch_track_made(runs, made_runs, 1);
-    sigprocmask(SIG_SETMASK, &unblocked, NULL);
+    int runs_rc = mkdir_tracked(runs, &made_runs), runs_errno = errno;
     if (runs_rc != 0) {
         am_msg("%s: %s: cannot create: %s\n", prog, SHOW(q, runs), strerror(runs_errno));
         free(runs);
