@@ -712,6 +712,39 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
     return text;
 }
 
+/* Where the nodes inside n are written, as cfg_set.inner wants them: each of a map's entries at
+ * its key, each of a list's items at itself, a node before what it holds (yflow's order, so the
+ * order the config reader's tree of yset_text's VALUE has). */
+static void yinner_walk(ydoc *y, const yaml_node_t *n, cfg_pos **v, size_t *k, size_t *cap)
+{
+    if (!n || n->type == YAML_SCALAR_NODE)
+        return;
+    int map = n->type == YAML_MAPPING_NODE;
+    size_t items = map ? (size_t)(n->data.mapping.pairs.top - n->data.mapping.pairs.start)
+                       : (size_t)(n->data.sequence.items.top - n->data.sequence.items.start);
+    for (size_t i = 0; i < items; i++) {
+        const yaml_node_t *at = map ? ynode(y, n->data.mapping.pairs.start[i].key)
+                                    : ynode(y, n->data.sequence.items.start[i]);
+        const yaml_node_t *c = map ? ynode(y, n->data.mapping.pairs.start[i].value) : at;
+        if (*k == *cap) {
+            *cap = *cap ? 2 * *cap : 8;
+            *v = am_realloc(*v, *cap * sizeof **v);
+        }
+        (*v)[(*k)++] = (cfg_pos){at ? at->start_mark.line + 1 : 0,
+                                 at ? at->start_mark.column + 1 : 0};
+        yinner_walk(y, c, v, k, cap);
+    }
+}
+
+/* yinner_walk of n into a new array (*out, NULL for none); returns the count. */
+static size_t yinner(ydoc *y, const yaml_node_t *n, cfg_pos **out)
+{
+    size_t k = 0, cap = 0;
+    *out = NULL;
+    yinner_walk(y, n, out, &k, &cap);
+    return k;
+}
+
 /* The dotted paths of the scalars under map n, whose path is at, each written after '\n'. */
 static void yleaves(FILE *f, ydoc *y, const char *at, const yaml_node_t *n)
 {
@@ -1034,6 +1067,8 @@ typedef struct sweep {
     strlist sets;              /* "PATH=VALUE" */
     sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
     sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
+    cfg_pos *set_inner[SW_MAX_SETS]; /* where each node inside a map or list VALUE is (cfg_set) */
+    size_t set_ninner[SW_MAX_SETS];
     /* the settings each entry gives (yset_leaves): a map value's leaf paths, a plain value's
      * path, each after '\n' and the last followed by one ("\nmemories.hbm.allocator.policy\n"),
      * so that the policy rule sees a policy inside a map and set_twice compares entries */
@@ -1090,8 +1125,10 @@ static void sweep_free(sweep *s)
     free(s->base);
     free(s->base_w);
     free(s->expect_dir_w);
-    for (int i = 0; i < s->sets.n; i++)
+    for (int i = 0; i < s->sets.n; i++) {
         free(s->set_leaves[i]);
+        free(s->set_inner[i]);
+    }
     sl_free(&s->sets);
     sl_free(&s->policies);
     sl_free(&s->traces);
@@ -2708,6 +2745,8 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                 s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
                 s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
                 s->set_leaves[s->sets.n] = yset_leaves(&y, a, ynode(&y, q->value));
+                s->set_ninner[s->sets.n] = yinner(&y, ynode(&y, q->value),
+                                                  &s->set_inner[s->sets.n]);
                 sl_push(&s->sets, yset_text(&y, a, ynode(&y, q->value)));
             }
         } else if (strcmp(ks, "axes") == 0) {
@@ -3124,7 +3163,8 @@ static void err_note(am_error *e, const char *fmt, ...)
  * one (until 2026-11-28 at the axis's first value). */
 static cfg_set axis_cfg_set(const sw_axis *ax, int i, const char *t, const char *file)
 {
-    return (cfg_set){t, file, ax->pos[i].line, ax->pos[i].col, ax->kpos.line, ax->kpos.col};
+    return (cfg_set){t, file, ax->pos[i].line, ax->pos[i].col, ax->kpos.line, ax->kpos.col,
+                     NULL, 0};
 }
 
 /* set: as overrides placed where their values are written in the sweep, their PATHs at their
@@ -3133,7 +3173,8 @@ static int sweep_sets(const sweep *s, cfg_set *v)
 {
     for (int i = 0; i < s->sets.n; i++)
         v[i] = (cfg_set){s->sets.v[i], s->file, s->set_pos[i].line, s->set_pos[i].col,
-                         s->set_kpos[i].line, s->set_kpos[i].col};
+                         s->set_kpos[i].line, s->set_kpos[i].col, s->set_inner[i],
+                         s->set_ninner[i]};
     return s->sets.n;
 }
 

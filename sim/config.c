@@ -188,6 +188,26 @@ static void node_relocate(cfg_node *n, const char *file, unsigned long line, uns
     }
 }
 
+/* The nodes under n (not n itself), in the order place_inner gives them positions. */
+static size_t node_count_inner(const cfg_node *n)
+{
+    size_t k = 0;
+    for (const cfg_node *c = n->child; c; c = c->next)
+        k += 1 + node_count_inner(c);
+    return k;
+}
+
+/* Place the nodes under n at pos[*i], pos[*i + 1], ... (node_count_inner's order). */
+static void place_inner(cfg_node *n, const cfg_pos *pos, size_t *i)
+{
+    for (cfg_node *c = n->child; c; c = c->next) {
+        c->line = pos[*i].line;
+        c->col = pos[*i].col;
+        ++*i;
+        place_inner(c, pos, i);
+    }
+}
+
 /* YAML's null: nothing, ~ or null (any of YAML's spellings), plain; and '' (the README's
  * rule: an empty value is null however written). Only a plain scalar can be null in YAML: a
  * quoted "~" or 'null', or a block scalar (|- or >-) holding one, is a string. Until 2026-11-28
@@ -995,6 +1015,10 @@ static int apply_set(cfg_node *root, const cfg_set *set, cfg_pool *pool, am_erro
     if (!val) /* "key=" sets an empty value */
         val = node_scalar("", file);
     node_relocate(val, file, line, col); /* messages then name the --set, or its position */
+    if (set->file && set->inner && node_count_inner(val) == set->ninner) {
+        size_t at = 0;
+        place_inner(val, set->inner, &at);
+    }
 
     /* Walk PATH, creating maps as needed; the last key gets the value. */
     cfg_node *cur = root;
@@ -3087,7 +3111,7 @@ static int apply_switch(cfg_owner *o, const cfg_switch *sw, am_error *e)
     char shown[CFG_PATH_MAX];
     echo_arg(shown, sizeof shown, sw->policy); /* escaped as given, as a --set is */
     snprintf(origin, sizeof origin, "--policy '%s'", shown);
-    cfg_set set = {text, origin, 0, 0, 0, 0};
+    cfg_set set = {text, origin, 0, 0, 0, 0, NULL, 0};
     return apply_set(o->pub.root, &set, &o->pool, e);
 }
 

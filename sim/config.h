@@ -226,11 +226,20 @@ int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *w
  * "PATH=VALUE" and where VALUE is written, so that an error about it points there, and where
  * PATH is (kline, kcol; 0: at VALUE), so that an unknown key or memory in it points at the key
  * as in a config. With file NULL it is a --set: messages name "--set 'PATH=VALUE'". */
+typedef struct cfg_pos {
+    unsigned long line, col; /* 1-based */
+} cfg_pos;
+/* inner: where each node inside a map or list VALUE is written, in the order a walk meets them
+ * (a node, then what it holds; a map entry's node at its key, as a config places one), so that
+ * an unknown key inside {capacity: 1GiB, capcity: 2GiB} points at capcity, not at the map's
+ * '{' (until 2026-11-28); NULL, or a VALUE read into another shape: every node at VALUE. */
 typedef struct cfg_set {
     const char *text;
     const char *file;
     unsigned long line, col;
     unsigned long kline, kcol;
+    const cfg_pos *inner;
+    size_t ninner;
 } cfg_set;
 /* A YAML scalar as the config writes it: plain when unambiguous (names, numbers with units:
  * letters, digits and "_./+-"), double-quoted otherwise, with '"' and '\\' escaped and control

@@ -2934,7 +2934,7 @@ static void sweep_policy_at_item(void)
 /* An unknown key or memory in a set: or axes: PATH is refused at the PATH, as a config refuses
  * one at its key, whatever the value's form: flow or block, a list, a range or a scalar (until
  * 2026-11-28 at the first value: 4:26 for the first case, 5:7 for the block list). A value's
- * own errors stay at the value. */
+ * own errors stay at the value; inside a map value, at the entry's key, as in a config. */
 static void sweep_key_at_key(void)
 {
     static const char *const c[][2] = {
@@ -2954,6 +2954,16 @@ static void sweep_key_at_key(void)
                                                   "'hbm'?)"},
         {"axes:\n  memories.hbm.capacity: [1GiB, 2XB]\n",
          "@:4:33: memories.hbm.capacity: bad size '2XB'"},
+        /* inside a map value, at the key as a config places it (until 2026-11-28 at the
+         * map's '{': 3:20, 4:16, 3:20, 5:5) */
+        {"set: {memories.hbm: {capcity: 1GiB}}\n",
+         "@:3:22: unknown key 'memories.hbm.capcity' (did you mean 'capacity'?)"},
+        {"set:\n  memories.hbm:\n    capacity: 1GiB\n    allocator: {policy: bfc, memory_limt: "
+         "1GiB}\n",
+         "@:6:30: unknown key 'memories.hbm.allocator.memory_limt' (did you mean 'memory_limit'?)"},
+        {"set: {memories.hbm: {capacity: 1XB}}\n", "@:3:22: memories.hbm.capacity: bad size '1XB'"},
+        {"set:\n  memories.hbm:\n    allocator:\n      policy: bfc\n      memory_limit: [1]\n",
+         "@:7:7: memories.hbm.allocator.memory_limit: expected a single value, not a list"},
     };
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++)
         bi_sweep_both("keypos.yaml", c[i][0], c[i][1]);
