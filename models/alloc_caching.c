@@ -72,7 +72,8 @@ static const char *const seg_addr_values[] = {"synthetic", "recorded", NULL};
 
 static const opt_desc cach_opt_table[] = {
     {"max_split_size", OPT_SIZE_OR_UNLIMITED, offsetof(cach_opts, max_split_size), "unlimited",
-     "blocks at or above this size are never split (bytes; unlimited)", NULL, 0, 0},
+     "a request at or above this size splits no block, and one below it takes no cached block "
+     "at or above it (bytes; unlimited)", NULL, 0, 0},
     {"max_non_split_rounding", OPT_SIZE, offsetof(cach_opts, max_non_split_rounding), "20MiB",
      "an oversize request refuses a cached block this much larger or more (bytes)", NULL, 0, 0},
     {"roundup_power2_divisions", OPT_UINT_LIST, offsetof(cach_opts, divisions), "0",
