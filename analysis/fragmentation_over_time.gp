@@ -13,12 +13,15 @@ svg_h = 420 > 120 + 1 * 15 * words(files) ? 420 : 120 + 1 * 15 * words(files)
 set terminal svg size 820,svg_h dynamic noenhanced font "sans,11" background rgb "white"
 set output out
 set title ttl
-set xlabel "simulated time (us)"
+# optional: xunit / xdiv = the time axis' unit and what a microsecond is divided by for it
+# (amsim report chooses them from the data's range; by hand, us)
+if (!exists("xunit") || !exists("xdiv")) { xunit = "us"; xdiv = 1 }
+set xlabel "simulated time (".xunit.")"
 set ylabel "1 - allocated / reserved (%)"
 set yrange [0:100]
 set key outside right top
-# optional: tlo / thi = the time axis' range, ymax = the MiB axis' top (amsim report sets them
+# optional: tlo / thi = the time axis' range (us) (amsim report sets them
 # when the data span none, e.g. a trace of makespan 0, where gnuplot warns "empty x range")
-if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
+if (exists("tlo") && exists("thi")) set xrange [tlo/xdiv:thi/xdiv]
 set grid
-plot for [i=1:words(files)] word(files, i) using 1:($3 > 0 ? 100*(1 - $4/$3) : 1/0) with steps lw 2 lc rgb color(i) title tt(i)
+plot for [i=1:words(files)] word(files, i) using ($1/xdiv):($3 > 0 ? 100*(1 - $4/$3) : 1/0) with steps lw 2 lc rgb color(i) title tt(i)

@@ -16,13 +16,18 @@ svg_h = 420 > 120 + 2 * 15 * words(files) ? 420 : 120 + 2 * 15 * words(files)
 set terminal svg size 820,svg_h dynamic noenhanced font "sans,11" background rgb "white"
 set output out
 set title ttl
-set xlabel "simulated time (us)"
-set ylabel "MiB"
+# optional: xunit / xdiv = the time axis' unit and what a microsecond is divided by for it,
+# yunit / ydiv = the byte axis' unit and its bytes (amsim report chooses them from the data's
+# range, as its tables choose theirs; by hand, us and MiB)
+if (!exists("xunit") || !exists("xdiv")) { xunit = "us"; xdiv = 1 }
+if (!exists("yunit") || !exists("ydiv")) { yunit = "MiB"; ydiv = 1048576 }
+set xlabel "simulated time (".xunit.")"
+set ylabel yunit
 set key outside right top
-# optional: tlo / thi = the time axis' range, ymax = the MiB axis' top (amsim report sets them
+# optional: tlo / thi = the time axis' range (us), ymax = the byte axis' top (in yunit) (amsim report sets them
 # when the data span none, e.g. a trace of makespan 0, where gnuplot warns "empty x range")
-if (exists("tlo") && exists("thi")) set xrange [tlo:thi]
+if (exists("tlo") && exists("thi")) set xrange [tlo/xdiv:thi/xdiv]
 if (exists("ymax")) set yrange [0:ymax]
 set grid
-plot for [i=1:words(files)] word(files, i) using 1:($3/1048576) with steps lw 2 lc rgb color(i) title tt(i)." reserved", \
-     for [i=1:words(files)] word(files, i) using 1:($2/1048576) with steps lw 1 dt 2 lc rgb color(i) title tt(i)." live"
+plot for [i=1:words(files)] word(files, i) using ($1/xdiv):($3/ydiv) with steps lw 2 lc rgb color(i) title tt(i)." reserved", \
+     for [i=1:words(files)] word(files, i) using ($1/xdiv):($2/ydiv) with steps lw 1 dt 2 lc rgb color(i) title tt(i)." live"

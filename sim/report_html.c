@@ -568,6 +568,32 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
     return lab;
 }
 
+/* A plot's axis units, appended to its gnuplot variables: the byte axis (yunit, ydiv) in the
+ * binary unit the tables would print its top value in (the largest whose figure stays below
+ * 1024, as units_fmt_size chooses; MiB when nothing is drawn), and the time axis (xunit, xdiv:
+ * what a microsecond of the data is divided by) in ns, us, ms or s by its latest time. Until
+ * 2026-11-28 the axes were always MiB and us: an 80 GiB device's axis read 81920 beside the
+ * table's "80.00 GiB". t_hi < 0: no time axis. */
+static void axis_units(char *dst, size_t n, double bytes_hi, double t_hi)
+{
+    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int u = 0;
+    double v = bytes_hi;
+    if (!(bytes_hi > 0))
+        u = 2;
+    else
+        while (u < 6 && v >= 1023.995) {
+            v /= 1024;
+            u++;
+        }
+    int k = snprintf(dst, n, "\nyunit = \"%s\"\nydiv = %.17g", names[u], ldexp(1.0, 10 * u));
+    if (t_hi < 0 || k < 0 || (size_t)k >= n)
+        return;
+    const char *tu = t_hi >= 1e6 ? "s" : t_hi >= 1e3 ? "ms" : t_hi >= 1 || t_hi == 0 ? "us" : "ns";
+    double div = t_hi >= 1e6 ? 1e6 : t_hi >= 1e3 ? 1e3 : t_hi >= 1 || t_hi == 0 ? 1 : 1e-3;
+    snprintf(dst + k, n - (size_t)k, "\nxunit = \"%s\"\nxdiv = %.17g", tu, div);
+}
+
 /* The gnuplot commands that set peak_reserved.gp's inputs, malloc'd: data, ttl, ymax when every
  * bar is 0 (a range of its own, 0 to 1 MiB, as gnuplot would otherwise widen the empty one with
  * a warning on stderr), and the array labels, one exact string per data line (gp_lit), which the
@@ -575,7 +601,7 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
  * policy: gnuplot reads a '#' there as a comment, a newline as the line's end and a '"' as the
  * end of a quoted column (until 2026-11-27 the labels were data words, and '#bfc' lost its bar,
  * "ca\nch" split into two). */
-static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
+static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero, double hi)
 {
     char ttl[200];
     char *level = page_dup(c->level); /* the title shows it as the page does */
@@ -590,6 +616,10 @@ static char *bar_vars(const ctx *c, char *const *labels, int np, int nonzero)
     gp_set(vars, cap, "data", "policies.dat");
     gp_set(vars, cap, "ttl", ttl);
     strcat(vars, nonzero ? "" : "ymax = 1\n");
+    char units[80];
+    axis_units(units, sizeof units, hi, -1);
+    strcat(vars, units + 1); /* without its first newline: vars ends in one */
+    strcat(vars, "\n");
     sprintf(vars + strlen(vars), "array labels[%d]\n", np > 0 ? np : 1);
     for (int q = 0; q < np; q++) {
         char name[32];
@@ -687,6 +717,7 @@ static void policy_summary(ctx *c)
     snprintf(data, sizeof data, "%s/policies.dat", c->tmp);
     FILE *d = fopen(data, "w");
     int bars = 0, nonzero = 0;
+    double bar_hi = 0; /* the highest bar, bytes (axis_units) */
     char **labels = am_calloc((size_t)np, sizeof *labels); /* each bar's label, as plotted */
     for (int q = 0; q < np; q++) {
         char w[64];
@@ -716,6 +747,9 @@ static void policy_summary(ctx *c)
             fprintf(d, "\"%s\" %.17g %.17g\n", w,
                     pg->k[M_RESERVED] ? pg->sum[M_RESERVED] / pg->k[M_RESERVED] : (double)NAN,
                     pg->k[M_LIVE] ? pg->sum[M_LIVE] / pg->k[M_LIVE] : (double)NAN);
+        for (int m = 0; m < M_N; m++)
+            if ((m == M_RESERVED || m == M_LIVE) && pg->k[m] && pg->sum[m] / pg->k[m] > bar_hi)
+                bar_hi = pg->sum[m] / pg->k[m];
         bars += pg->k[M_RESERVED] > 0;
         if (pg->k[M_RESERVED] && pg->sum[M_RESERVED] > 0)
             nonzero = 1;
@@ -743,7 +777,7 @@ static void policy_summary(ctx *c)
               "mean is over.</p>\n", f);
     if (d) {
         fclose(d);
-        char *vars = bar_vars(c, labels, np, nonzero);
+        char *vars = bar_vars(c, labels, np, nonzero, bar_hi);
         if (bars)
             plot(c, "peak_reserved.gp", vars, any_oom
                  ? "Peak reserved (and peak live) bytes per policy, mean over the successful "
@@ -1287,7 +1321,10 @@ static void timelines(ctx *c)
             snprintf(name, sizeof name, "title%d", i + 1);
             gp_set_shown(lists, sizeof b->lists, name, line_pol[i]);
         }
-        snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s", lists, tw, ranges);
+        char units[160];
+        axis_units(units, sizeof units, sp.reserved_hi, AM_MAX(fabs(sp.t_lo), fabs(sp.t_hi)));
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s%s", lists, tw, ranges,
+                 units);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
@@ -1296,7 +1333,8 @@ static void timelines(ctx *c)
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof b->vars, "%sttl = %s.': fragmentation'%s", lists, tw, ranges);
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': fragmentation'%s%s", lists, tw, ranges,
+                 units);
         snprintf(cap, sizeof b->cap, "%.400s: share of reserved memory not allocated, over "
                  "time.%.2000s", label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);

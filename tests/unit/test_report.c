@@ -534,6 +534,42 @@ static void write_timeline(const char *dirname, const char *run)
     fclose(f);
 }
 
+/* The plots' axes are drawn in the units the tables choose (an 80 GiB device's peak on a GiB
+ * axis, a 5 s run's timeline in s; KiB and ns at the other end): until 2026-11-28 always MiB
+ * and us, 81920 on the axis beside the table's "80.00 GiB". */
+static void test_report_axis_units(void)
+{
+    static const struct {
+        const char *dir, *live, *reserved, *t_end, *bytes, *time;
+    } c[] = {
+        {"axbig", "64424509440", "85899345920", "5000000000000", ">GiB</text>", "(s)</text>"},
+        {"axsmall", "2048", "4096", "500", ">KiB</text>", "(ns)</text>"},
+        {"axmid", "1048576", "2097152", "3000000000", ">MiB</text>", "(ms)</text>"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        char csv[512], p[1200];
+        snprintf(csv, sizeof csv, "run_id,run,policy,trace,status,hbm.peak_live_bytes,"
+                 "hbm.peak_reserved_bytes\n1,r1,bfc,t,ok,%s,%s\n", c[i].live, c[i].reserved);
+        write_timeline(c[i].dir, "r1");
+        snprintf(p, sizeof p, "%s/runs/r1/timeline.csv", tmp_path(c[i].dir));
+        FILE *f = fopen(p, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fprintf(f, "time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n"
+                "0,0,hbm,%s,%s,%s\n%s,1,hbm,0,0,%s\n", c[i].live, c[i].live, c[i].reserved,
+                c[i].t_end, c[i].reserved);
+        fclose(f);
+        char *h = report_of(c[i].dir, csv);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(h);
+        /* the bar chart's axis and the timeline's, each in the unit of its top value */
+        CU_ASSERT_EQUAL(tu_count(h, c[i].bytes), 2);
+        CU_ASSERT_EQUAL(tu_count(h, c[i].time), 2); /* live vs reserved, fragmentation */
+        if (tu_count(h, c[i].bytes) != 2 || tu_count(h, c[i].time) != 2)
+            fprintf(stderr, "\n  case %zu: %d %s, %d %s\n", i, tu_count(h, c[i].bytes),
+                    c[i].bytes, tu_count(h, c[i].time), c[i].time);
+        free(h);
+    }
+}
+
 /* The first raw control byte of the page outside its own line breaks (a C0 byte, DEL, or a C1
  * control, UTF-8 C2 80..C2 9F), or NULL when there is none. A tab is the page's own only inside
  * an SVG, which gnuplot indents with tabs. */
@@ -2153,6 +2189,7 @@ static void test_json_escape_bytes(void)
 void suite_report(void)
 {
     TU_SUITE("report", {"undefined_not_zero", test_report_undefined_not_zero},
+             {"plot axes in the tables' units", test_report_axis_units},
              {"every_mean", test_report_every_mean},
              {"run, mincap, stats: paths and cells with control bytes printed escaped",
               test_text_tables_escape_controls},
