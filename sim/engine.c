@@ -368,6 +368,11 @@ struct sim {
     sim_summary sum;
     sim_oom *ooms; /* grown on demand up to report.max_oom_events (see record_oom) */
     size_t nooms, ooms_cap;
+    /* the trace `name=` of each slot's allocation, by slot index (slot_name), NULL when none:
+     * allocated at the first named allocation, so a trace without names keeps nnames 0 (the
+     * slot itself is one full cache line) */
+    char **names;
+    size_t nnames;
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
     uint64_t tl_order;   /* order in which the pending rows were taken (their output order) */
@@ -1362,9 +1367,42 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
     return warn_or_fail_text(s, err, file, ev, text);
 }
 
-/* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID. */
+/* The trace `name=` of slot x's allocation, NULL when it had none. */
+static inline const char *slot_name(const sim *s, const slot *x)
+{
+    return x->self < s->nnames ? s->names[x->self] : NULL;
+}
+
+static AM_NOINLINE void slot_label_set(sim *s, const slot *x, const char *name)
+{
+    if (x->self >= s->nnames) {
+        if (!name)
+            return;
+        size_t n = s->nnames ? s->nnames : 64;
+        while (n <= x->self)
+            n *= 2;
+        s->names = am_realloc(s->names, n * sizeof *s->names);
+        memset(s->names + s->nnames, 0, (n - s->nnames) * sizeof *s->names);
+        s->nnames = n;
+    }
+    free(s->names[x->self]);
+    s->names[x->self] = name ? am_strdup(name) : NULL;
+}
+
+/* Label slot x, just given an id, with its allocation's name (NULL: none), replacing the one
+ * an earlier id of the slot may have left. The reader's copy lasts one event only, and an
+ * out-of-memory can come much later (a wait for frees that runs out, a restore or a
+ * defragmentation that fails). Nothing is done for a trace without names. */
+static inline void slot_label(sim *s, const slot *x, const char *name)
+{
+    if (__builtin_expect(name != NULL || x->self < s->nnames, 0))
+        slot_label_set(s, x, name);
+}
+
+/* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID; name: the
+ * allocation's `name=` (copied), or NULL. */
 static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level,
-                       int recorded, am_ps at)
+                       int recorded, am_ps at, const char *name)
 {
     s->sum.ooms++;
     if (s->nooms < s->cfg->report.max_oom_events) {
@@ -1385,7 +1423,7 @@ static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int le
                                         mem_largest_free(m),
                                         mem_capacity(m) > mm->reserved_bytes
                                             ? mem_capacity(m) - mm->reserved_bytes : 0,
-                                        at};
+                                        at, name ? am_strdup(name) : NULL};
     }
 }
 
@@ -1459,7 +1497,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
         x->state = ST_OOM;
         x->blame = level_bit(level);
         mem_count_oom(s->lv[level]);
-        record_oom(s, seq, x->id, bytes, level, 0, at);
+        record_oom(s, seq, x->id, bytes, level, 0, at, slot_name(s, x));
     }
     validate(s, seq, x->id, recorded, ok, ok ? o->addr : 0, x->line);
     /* the row of the event that placed it: a request served after a wait for frees is placed
@@ -1467,7 +1505,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
      * index (the placements digest of --save-expect is the rows') */
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, at, w.seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
-                      ok ? o->size : 0, ok);
+                      ok ? o->size : 0, ok, slot_name(s, x));
     placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
@@ -1851,10 +1889,10 @@ static void defrag(sim *s, int level)
             x->state = ST_OOM;
             x->blame = level_bit(level);
             mem_count_oom(m);
-            record_oom(s, s->seq, x->id, x->requested, level, 0, s->host);
+            record_oom(s, s->seq, x->id, x->requested, level, 0, s->host, slot_name(s, x));
             if (s->obs && s->obs->oom)
                 s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
-                            "defrag");
+                            "defrag", slot_name(s, x));
             placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
             log_oom(s, level, x->id, x->requested);
             if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
@@ -2327,10 +2365,10 @@ static void restore_failed(sim *s, const slot *x)
 {
     s->sum.spill.failures++;
     mem_count_oom(s->lv[x->level]);
-    record_oom(s, s->seq, x->id, x->requested, x->level, 0, s->host);
+    record_oom(s, s->seq, x->id, x->requested, x->level, 0, s->host, slot_name(s, x));
     if (s->obs && s->obs->oom) /* a marker in the Chrome trace (until 2026-11-27 none) */
         s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, x->level, x->stream, x->requested,
-                    "restore");
+                    "restore", slot_name(s, x));
 }
 
 /* A spilled buffer is used: bring it back from the host (spilling others if needed). One that
@@ -2537,6 +2575,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             x->self = self;
             x->id = ev->id;
             x->line = ev->line;
+            slot_label(s, x, ev->name); /* the output's own name, not the donor's */
             touch(s, x);
             live_enter(s, x); /* the donor's block, live under the output's id */
             if (s->track && keep.self != self && s->pend[keep.self])
@@ -2551,7 +2590,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
                              keep.requested, keep.given, 0);
             if (s->obs && s->obs->alloc)
                 s->obs->alloc(s->obs->ctx, s->host, s->seq, ev->id, level, keep.stream, keep.addr,
-                              ev->bytes, keep.given, SIM_ALLOC_DONATED);
+                              ev->bytes, keep.given, SIM_ALLOC_DONATED, ev->name);
             return 0;
         }
         s->sum.donations_unmatched++;
@@ -2581,6 +2620,7 @@ AM_ALWAYS_INLINE int alloc_tail(sim *s, const tr_event *ev, int level, alloc_req
     s->sum.allocs++;
     slot *x = idmap_put_at(&s->ids, ev->id, pos, gen); /* re-probes when the map changed meanwhile */
     x->line = ev->line;
+    slot_label(s, x, ev->name);
     x->level = level;
     x->stream = ev->stream;
     x->requested = ev->bytes;
@@ -2652,7 +2692,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
          * free, so that its replay makes the same request; until 2026-11-27 it had none) */
         if (s->obs && s->obs->alloc)
             s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
-                          ev->bytes, o.size, 1);
+                          ev->bytes, o.size, 1, NULL);
         /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
          * 2026-11-27 neither, so the rows no longer added up to allocs) */
         placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED);
@@ -2671,10 +2711,10 @@ static void recorded_oom(sim *s, const tr_event *ev)
     }
     s->sum.oom_matches++;
     mem_count_oom(m);
-    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1, s->host);
+    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1, s->host, NULL);
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, 0, ev->bytes, 0,
-                      0);
+                      0, NULL);
     timeline_row(s, level);
 }
 
@@ -2924,6 +2964,7 @@ static int into_skipped(sim *s, const tr_event *ev, int frees, uint16_t blame, c
     }
     x = idmap_put(&s->ids, ev->into);
     x->line = ev->line;
+    slot_label(s, x, NULL); /* the transfer's name= labels the copy, not its destination */
     x->level = ev->dst_level;
     x->stream = ev->stream;
     x->requested = ev->bytes;
@@ -3070,6 +3111,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             a.level = ev->dst_level;
             a.addr = TR_NO_ADDR;
             a.has_donate = 0;
+            a.name = NULL; /* the transfer's name= labels the copy, not its destination */
             /* The copy is made now or never: the engine holds no stream behind a waiting
              * allocation, so the destination does not wait for frees (retry_after_free) and
              * runs out of memory at once (until 2026-11-27 it waited: the transfer counted as
@@ -3632,7 +3674,12 @@ void sim_destroy(sim *s)
     evtab_free(&s->ev);
     free(s->heap);
     idmap_free(&s->ids);
+    for (size_t i = 0; i < s->nooms; i++)
+        free(s->ooms[i].name);
     free(s->ooms);
+    for (uint32_t i = 0; i < s->nnames; i++)
+        free(s->names[i]);
+    free(s->names);
     free(s->pbuf);
     free(s->lru);
     free(s->pend);

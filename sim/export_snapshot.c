@@ -372,10 +372,11 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
  * the hole the compaction had made for the allocation after it ("0 of 1 recorded
  * out-of-memory requests ran out here too"). */
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
     snap_exp *x = ctx;
     (void)seq;
+    (void)name;
     if (level != x->cfg->default_level) {
         sn_release_held(x); /* the allocation they waited for is on another level */
         return;
@@ -534,11 +535,12 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
  * an out-of-memory. Until 2026-11-27 it was not written: the replay kept those segments cached
  * and counted no out-of-memory (m9c: 4 of 5 segment events, 0 OOMs where the run had 1). */
 static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                   uint64_t requested, const char *what)
+                   uint64_t requested, const char *what, const char *name)
 {
     snap_exp *x = ctx;
     (void)seq;
     (void)id;
+    (void)name;
     if (level != x->cfg->default_level || x->start ||
         (strcmp(what, "defrag") != 0 && strcmp(what, "restore") != 0))
         return;
@@ -571,7 +573,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     x->move_from = from_default ? from_addr : SN_NO_FROM;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1, NULL);
     x->recovery = 0;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;

@@ -308,8 +308,9 @@ static void push(recs *x, int kind, uint64_t addr, uint64_t size)
 }
 
 static void o_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                    uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                    uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
+    (void)name;
     recs *x = ctx;
     if (level == x->level)
         push(x, ok ? TR_ALLOC : TR_OOM_RECORDED, ok ? addr : TR_NO_ADDR, requested);
