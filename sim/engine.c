@@ -226,6 +226,8 @@ enum { OP_COMPUTE, OP_XFER, OP_RECORD, OP_WAIT };
 
 typedef struct op {
     uint8_t kind;
+    uint8_t named;     /* a compute or transfer with a trace `name=`: its copy is the next of
+                        * stream.names (in the padding: the ring of unnamed ops costs nothing) */
     uint32_t chan;     /* OP_XFER: channel; OP_WAIT: stream of the record it waits for */
     uint64_t arg;      /* duration ps, bytes, or event id */
     uint64_t gen;      /* OP_WAIT: position of that record in its stream (stream.popped counts
@@ -239,6 +241,10 @@ typedef struct op {
 typedef struct stream {
     op *q;
     size_t head, len, cap;
+    /* copies of the names of its queued named ops (op.named), in queue order: ops finish in
+     * order, so the head op's is names[nhead]; kept only when an observer hears of ops */
+    char **names;
+    size_t nhead, nnames, names_cap;
     uint64_t popped;     /* operations finished so far: the position of the head op */
     int busy;
     am_ps started;       /* start of the operation in progress */
@@ -629,6 +635,24 @@ static void st_push(stream *q, op o)
     q->q[(q->head + q->len++) % q->cap] = o;
 }
 
+/* Keep a copy of the name of a named op queued on q (op.named): the reader's buffer holding it
+ * is reused at the next event. Freed when the op finishes (op_done). */
+static AM_NOINLINE void st_push_name(stream *q, const char *name)
+{
+    if (q->nnames == q->names_cap) {
+        if (q->nhead > 0) { /* the finished ones' room at the front */
+            memmove(q->names, q->names + q->nhead, (q->nnames - q->nhead) * sizeof *q->names);
+            q->nnames -= q->nhead;
+            q->nhead = 0;
+        }
+        if (q->nnames == q->names_cap) {
+            q->names_cap = q->names_cap ? 2 * q->names_cap : 16;
+            q->names = am_realloc(q->names, q->names_cap * sizeof *q->names);
+        }
+    }
+    q->names[q->nnames++] = am_strdup(name);
+}
+
 /* Start what stream `id` can start at the device clock. */
 static void kick(sim *s, uint32_t id)
 {
@@ -681,8 +705,10 @@ static void op_done(sim *s, uint32_t id, am_ps carried)
     if (s->obs && s->obs->op) {
         const op *h = st_head(q);
         s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
-                   h->kind == OP_XFER ? h->arg : 0);
+                   h->kind == OP_XFER ? h->arg : 0, h->named ? q->names[q->nhead] : NULL);
     }
+    if (st_head(q)->named)
+        free(q->names[q->nhead++]);
     if (st_head(q)->kind == OP_XFER && st_head(q)->gen)
         xfer_unref(s, st_head(q)->gen);
     q->busy = 0;
@@ -2860,6 +2886,12 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
         s->sum.stall += s->host - before;
         o.issue = s->host;
     }
+    /* a name only observers show (the Chrome trace's slice): copied for them alone, after the
+     * wait above, which may finish named ops ahead of it */
+    if (ev->name && s->obs && s->obs->op && (o.kind == OP_COMPUTE || o.kind == OP_XFER)) {
+        o.named = 1;
+        st_push_name(q, ev->name);
+    }
     st_push(q, o);
     kick(s, ev->stream);
     return 0;
@@ -3144,7 +3176,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
         /* the link carries whole granules: the op's bytes (its time, the link's busy time and
          * bytes, the observers' figures) are the rounded ones */
         rc = enqueue(s, ev,
-                     (op){OP_XFER, (uint32_t)c, chan_bytes(&s->ch[c], ev->bytes), refs, 0, 0},
+                     (op){OP_XFER, 0, (uint32_t)c, chan_bytes(&s->ch[c], ev->bytes), refs, 0, 0},
                      file, err);
         break;
     }
@@ -3163,10 +3195,10 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
     }
     case TR_COMPUTE:
         s->sum.computes++;
-        rc = enqueue(s, ev, (op){OP_COMPUTE, 0, ev->duration, 0, 0, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_COMPUTE, 0, 0, ev->duration, 0, 0, 0}, file, err);
         break;
     case TR_RECORD: {
-        rc = enqueue(s, ev, (op){OP_RECORD, 0, ev->arg, 0, 0, 0}, file, err);
+        rc = enqueue(s, ev, (op){OP_RECORD, 0, 0, ev->arg, 0, 0, 0}, file, err);
         if (rc == 0) {
             /* Every op pushed so far was popped or is queued: this one was the last pushed
              * (enqueue may have run the device, which only pops). */
@@ -3187,7 +3219,7 @@ static int other_event(sim *s, const tr_event *ev, const char *file, am_error *e
             return am_fail_at(err, file, ev->line, ev->col,
                               "wait on event %" PRIu64 ", which was never recorded", ev->arg);
         uint32_t last_stream = (uint32_t)(rec & ((1u << EV_STREAM_BITS) - 1));
-        rc = enqueue(s, ev, (op){OP_WAIT, last_stream, ev->arg, rec >> EV_STREAM_BITS, 0, 0},
+        rc = enqueue(s, ev, (op){OP_WAIT, 0, last_stream, ev->arg, rec >> EV_STREAM_BITS, 0, 0},
                      file, err);
         break;
     }
@@ -3668,8 +3700,12 @@ void sim_destroy(sim *s)
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].owner)
             link_destroy(s->ch[i].l);
-    for (size_t i = 0; i < s->nst; i++)
+    for (size_t i = 0; i < s->nst; i++) {
         free(s->st[i].q);
+        for (size_t j = s->st[i].nhead; j < s->st[i].nnames; j++)
+            free(s->st[i].names[j]);
+        free(s->st[i].names);
+    }
     free(s->st);
     evtab_free(&s->ev);
     free(s->heap);

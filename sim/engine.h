@@ -48,8 +48,11 @@ typedef struct sim_observer {
     void (*device)(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes);
     /* After every allocation or free: the level's counters. */
     void (*counters)(void *ctx, am_ps t, int level, const mem_metrics *m);
-    /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream. */
-    void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes);
+    /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream.
+     * name: its trace `name=`, NULL when none; valid during the call only (the engine keeps a
+     * copy while the op is queued, only when an observer has this callback). */
+    void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+               const char *name);
     /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
      * (bytes copied); it occupied the host from start to end. Called after a defragmentation's
      * releases and placements, or a spill's `move`, and before its copies. Waits for frees

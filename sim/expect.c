@@ -148,11 +148,12 @@ static void fwd_counters(void *c, am_ps t, int level, const mem_metrics *m)
         x->inner->counters(x->inner->ctx, t, level, m);
 }
 
-static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                   const char *name)
 {
     expect_ctx *x = c;
     if (x->inner && x->inner->op)
-        x->inner->op(x->inner->ctx, stream, start, end, chan, bytes);
+        x->inner->op(x->inner->ctx, stream, start, end, chan, bytes, name);
 }
 
 static void fwd_link(void *c, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes)

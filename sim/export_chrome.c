@@ -91,8 +91,11 @@ static void ch_thread_name(chrome_exp *x, uint32_t tid, const char *name, uint32
             PRIu32 ",\"args\":{\"sort_index\":%" PRIu32 "}}", tid, sort);
 }
 
-/* A compute or transfer on its stream: the time the stream was occupied. */
-static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+/* A compute or transfer on its stream: the time the stream was occupied. A named one (trace
+ * `name=`) is shown by its name, its kind in args.op (and a transfer's channel in args.link):
+ * its category stays the kind, so a viewer's filter by category still finds it. */
+static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                  const char *tag)
 {
     chrome_exp *x = ctx;
     unsigned char bit = (unsigned char)(1u << (stream % 8));
@@ -103,14 +106,20 @@ static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, 
         x->stream_named[stream / 8] |= bit;
     }
     int is_link = chan >= 0 && chan < x->nchan;
+    const char *kind = chan < 0 ? "compute" : "transfer";
     const char *name = chan < 0 ? "compute" : is_link ? x->chan_name[chan] : "transfer";
     ch_begin(x);
-    fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", name,
-            chan < 0 ? "compute" : "transfer");
+    fputs("{\"name\":", x->f);
+    ch_str(x->f, tag ? tag : name);
+    fprintf(x->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", kind);
     ch_us(x->f, start);
     fputs(",\"dur\":", x->f);
     ch_us(x->f, end - start);
     fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", stream);
+    if (tag)
+        fprintf(x->f, "\"op\":\"%s\"%s", kind, chan >= 0 ? "," : "");
+    if (tag && is_link)
+        fprintf(x->f, "\"link\":\"%s\",", x->chan_name[chan]);
     if (chan >= 0)
         fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32, bytes, stream);
     fputs("}}", x->f);

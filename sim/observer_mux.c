@@ -34,10 +34,11 @@ static void mux_counters(void *ctx, am_ps t, int level, const mem_metrics *mm)
     MUX_EACH(m, counters, t, level, mm);
 }
 
-static void mux_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+static void mux_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                   const char *name)
 {
     obs_mux *m = ctx;
-    MUX_EACH(m, op, stream, start, end, chan, bytes);
+    MUX_EACH(m, op, stream, start, end, chan, bytes, name);
 }
 
 static void mux_action(void *ctx, const char *what, int level, am_ps start, am_ps end,

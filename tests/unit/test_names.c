@@ -1,5 +1,6 @@
 /* test_names.c - trace `name=` labels in the outputs: out-of-memory events (summary JSON, text
- * report, Chrome instant). Until 2026-11-28 no output showed a name. */
+ * report, Chrome instant), named compute and transfer slices in the Chrome trace, and the
+ * same outputs from the binary form of a trace. Until 2026-11-28 no output showed a name. */
 #include <CUnit/CUnit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,9 +96,111 @@ static void test_oom_name_after_wait(void)
     free(js), free(rep), free(ch);
 }
 
+/* A named compute or transfer is shown by its name in the Chrome trace, its kind in args.op
+ * (a transfer's channel in args.link), its category unchanged; an unnamed one is as before. The
+ * link track keeps the channel's name. */
+static void test_chrome_op_names(void)
+{
+    const char *tr = tu_write("ops.trace", "amsim-trace v1\ncompute 3us name=fc1.fwd\n"
+                              "compute 2us\ntransfer host hbm 1000 name=h2d\"\\\xc3\xa9\n"
+                              "transfer host hbm 1000\n");
+    char *js, *rep, *ch;
+    names_run(names_cfg(), tr, "ops", &js, &rep, &ch);
+    CU_ASSERT(strstr(ch, "{\"name\":\"fc1.fwd\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":0.000000,"
+                         "\"dur\":3.000000,\"pid\":1,\"tid\":0,\"args\":{\"op\":\"compute\"}}") != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"compute\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":3.000000,"
+                         "\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":{}}") != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"h2d\\\"\\\\\xc3\xa9\",\"cat\":\"transfer\",\"ph\":\"X\","
+                         "\"ts\":5.000000,\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":{\"op\":"
+                         "\"transfer\",\"link\":\"pcie host>hbm\",\"bytes\":1000,\"stream\":0}}")
+              != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"pcie host>hbm\",\"cat\":\"transfer\",\"ph\":\"X\","
+                         "\"ts\":7.000000,\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":"
+                         "{\"bytes\":1000,\"stream\":0}}") != NULL);
+    CU_ASSERT_EQUAL(tu_count(ch, "\"name\":\"pcie host>hbm\",\"cat\":\"transfer\""), 3);
+    free(js), free(rep), free(ch);
+}
+
+/* Many named ops queued on a stream at once, unnamed ones between them, with the host blocked
+ * by a short queue or not: each slice has its own op's name, in issue order (the copies are
+ * kept while the ops wait, past the ring's and the copies' first growth). */
+static void test_chrome_queued_names(void)
+{
+    char *t = malloc(16384), *p = t;
+    p += sprintf(p, "amsim-trace v1\n");
+    for (int i = 0; i < 60; i++)
+        p += sprintf(p, i % 3 == 2 ? "compute %dus stream=1\n" : "compute %dus stream=1 name=c%d\n",
+                     i + 1, i);
+    const char *tr = tu_write("q.trace", t);
+    free(t);
+    static const int depths[] = {2, 1000};
+    for (int d = 0; d < 2; d++) {
+        int depth = depths[d];
+        char cfg[64];
+        snprintf(cfg, sizeof cfg, "engine: {queue_depth: %d}\n", depth);
+        char *c = tu_slurp(names_cfg(), NULL);
+        CU_ASSERT_FATAL(c != NULL);
+        char *both = malloc(strlen(c) + 64);
+        sprintf(both, "%s%s", c, cfg);
+        const char *cf = tu_write("qd.yaml", both);
+        free(c), free(both);
+        char *js, *rep, *ch;
+        names_run(cf, tr, "q", &js, &rep, &ch);
+        const char *at = ch;
+        for (int i = 0; i < 60; i++) {
+            char want[64];
+            if (i % 3 == 2)
+                snprintf(want, sizeof want, "{\"name\":\"compute\",");
+            else
+                snprintf(want, sizeof want, "{\"name\":\"c%d\",", i);
+            const char *f = strstr(at, want);
+            CU_ASSERT(f != NULL);
+            if (!f) {
+                printf("\n  queue_depth %d: op %d: no %s after the one before\n", depth, i, want);
+                break;
+            }
+            at = f + 1;
+        }
+        CU_ASSERT_EQUAL(tu_count(ch, "\"args\":{\"op\":\"compute\"}"), 40);
+        free(js), free(rep), free(ch);
+    }
+}
+
+/* The binary form carries names (FORMAT.md, "Binary format v1"): a named trace converted to it
+ * gives the same out-of-memory names and the same Chrome trace. */
+static void test_binary_names(void)
+{
+    const char *tr = tu_write("bn.trace", "amsim-trace v1\nalloc 1 4MiB name=a\\\"\xc3\xa9\n"
+                              "alloc 2 8MiB name=big.one\ncompute 3us name=k\"1\n"
+                              "transfer host hbm 1000 name=t\\x stream=1\ncompute 1us\n"
+                              "free 1\nalloc 3 8MiB\n");
+    char bin[512], args[2048];
+    snprintf(bin, sizeof bin, "%s/bn.amtb", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *j1, *r1, *c1, *j2, *r2, *c2;
+    names_run(names_cfg(), tr, "bn_text", &j1, &r1, &c1);
+    names_run(names_cfg(), bin, "bn_bin", &j2, &r2, &c2);
+    CU_ASSERT_STRING_EQUAL(c1, c2);
+    const char *o1 = strstr(j1, "\"oom_events\""), *o2 = strstr(j2, "\"oom_events\"");
+    CU_ASSERT_FATAL(o1 && o2);
+    CU_ASSERT_STRING_EQUAL(o1, o2);
+    CU_ASSERT(strstr(o1, "\"name\": \"big.one\",") != NULL);
+    CU_ASSERT(strstr(c1, "\"name\":\"k\\\"1\"") != NULL);
+    CU_ASSERT(strstr(c1, "\"name\":\"t\\\\x\"") != NULL);
+    const char *l1 = strstr(r1, "out of memory:"), *l2 = strstr(r2, "out of memory:");
+    CU_ASSERT_FATAL(l1 && l2);
+    CU_ASSERT_STRING_EQUAL(l1, l2);
+    CU_ASSERT(strstr(l1, "\n  big.one: id 2, 8.00 MiB on hbm") != NULL);
+    free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
+}
+
 static const struct tu_test tests[] = {
     {"an out-of-memory event carries its request's name", test_oom_name},
     {"a wait for frees that runs out keeps its request's name", test_oom_name_after_wait},
+    {"chrome trace: named compute and transfer slices", test_chrome_op_names},
+    {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
+    {"a binary trace's names reach the same outputs", test_binary_names},
 };
 
 void suite_names(void) { tu_add_suite("names", tests, sizeof tests / sizeof tests[0]); }
