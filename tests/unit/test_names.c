@@ -195,12 +195,76 @@ static void test_binary_names(void)
     free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
 }
 
+/* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
+ * "filename": "", "line": 0}, the others none; amsim's reader skips frames, so the named and
+ * the unnamed export replay to the same bytes (placements and summary). */
+static void test_snapshot_frames(void)
+{
+    static const char *body[2] = {
+        "amsim-trace v1\nalloc 1 4MiB name=fc1.weight\nalloc 2 1MiB name=a\"b\\c\xc3\xa9\n"
+        "alloc 4 1MiB\nfree 2\nalloc 3 20MiB name=big\ncompute 1us name=k\n",
+        "amsim-trace v1\nalloc 1 4MiB\nalloc 2 1MiB\nalloc 4 1MiB\nfree 2\nalloc 3 20MiB\n"
+        "compute 1us\n"};
+    char *pl[2] = {NULL, NULL}, *js[2] = {NULL, NULL}, snap[2][512], args[4096];
+    for (int k = 0; k < 2; k++) {
+        char n[32], out[512], o2[512];
+        snprintf(n, sizeof n, "sf%d.trace", k);
+        const char *tr = tu_write(n, body[k]);
+        snprintf(snap[k], sizeof snap[k], "%s/sf%d.pickle", tu_tmpdir(), k);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --pytorch-snapshot '%s'", names_cfg(),
+                 tr, snap[k]);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(out, sizeof out, "%s/sf%d.csv", tu_tmpdir(), k);
+        snprintf(o2, sizeof o2, "%s/sf%d.json", tu_tmpdir(), k);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s' --json '%s'",
+                 names_cfg(), snap[k], out, o2);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        pl[k] = tu_slurp(out, NULL);
+        char *j = tu_slurp(o2, NULL);
+        CU_ASSERT_FATAL(pl[k] && j);
+        /* the summary from its oom_events on: the part before names the input file */
+        js[k] = strdup(strstr(j, "\"oom_events\"") ? strstr(j, "\"oom_events\"") : j);
+        free(j);
+    }
+    CU_ASSERT_STRING_EQUAL(pl[0], pl[1]);
+    CU_ASSERT_STRING_EQUAL(js[0], js[1]);
+    for (int k = 0; k < 2; k++)
+        free(pl[k]), free(js[k]);
+    if (system("python3 -c pass >/dev/null 2>&1") != 0) {
+        printf("skipped: python3 not found\n");
+        return;
+    }
+    const char *py = tu_write("frames.py",
+        "import pickle, sys\n"
+        "for p in sys.argv[1:]:\n"
+        "    d = pickle.load(open(p, 'rb'))\n"
+        "    for e in d['device_traces'][0]:\n"
+        "        print(e['action'], e['frames'])\n"
+        "    print('segments', [b['frames'] for s in d['segments'] for b in s['blocks']])\n");
+    char txt[512];
+    snprintf(txt, sizeof txt, "%s/frames.txt", tu_tmpdir());
+    snprintf(args, sizeof args, "python3 '%s' '%s' '%s' > '%s'", py, snap[0], snap[1], txt);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    char *t = tu_slurp(txt, NULL);
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT(strstr(t, "alloc [{'name': 'fc1.weight', 'filename': '', 'line': 0}]\n"
+                        "segment_alloc []\n"
+                        "alloc [{'name': 'a\"b\\\\c\xc3\xa9', 'filename': '', 'line': 0}]\n"
+                        "alloc []\nfree_requested []\nfree_completed []\noom []\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 2);
+    CU_ASSERT_EQUAL(tu_count(t, "\nalloc []"), 1 + 3); /* id 4; the unnamed run's three */
+    if (tu_count(t, "'name'") != 2)
+        printf("\n%s", t);
+    free(t);
+}
+
 static const struct tu_test tests[] = {
     {"an out-of-memory event carries its request's name", test_oom_name},
     {"a wait for frees that runs out keeps its request's name", test_oom_name_after_wait},
     {"chrome trace: named compute and transfer slices", test_chrome_op_names},
     {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
     {"a binary trace's names reach the same outputs", test_binary_names},
+    {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
 };
 
 void suite_names(void) { tu_add_suite("names", tests, sizeof tests / sizeof tests[0]); }
