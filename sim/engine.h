@@ -37,9 +37,10 @@ typedef struct sim_observer {
      * ok = SIM_ALLOC_DONATED (2, true as ok = 1 is): a matched `donate=`, the output taking
      * over the donor's block (the donor's free comes just before), the placements CSV's
      * `donated` row (until 2026-11-27 it was ok = 1, and the expectation digest hashed the row
-     * as `ok`). */
+     * as `ok`). name: the allocation's trace `name=`, NULL when none (a recorded `oom` line's
+     * and a transfer's into= destination's too); valid during the call only. */
     void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                  uint64_t addr, uint64_t requested, uint64_t size, int ok);
+                  uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name);
     /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */
     void (*free)(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
                  uint64_t requested, uint64_t size, int phase);
@@ -47,8 +48,11 @@ typedef struct sim_observer {
     void (*device)(void *ctx, am_ps t, int level, int alloc, uint64_t addr, uint64_t bytes);
     /* After every allocation or free: the level's counters. */
     void (*counters)(void *ctx, am_ps t, int level, const mem_metrics *m);
-    /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream. */
-    void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes);
+    /* A compute (chan = -1) or transfer (chan = link channel index) finished on a stream.
+     * name: its trace `name=`, NULL when none; valid during the call only (the engine keeps a
+     * copy while the op is queued, only when an observer has this callback). */
+    void (*op)(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+               const char *name);
     /* A runtime action on a level: what = "defrag" (bytes moved) or "spill" / "restore"
      * (bytes copied); it occupied the host from start to end. Called after a defragmentation's
      * releases and placements, or a spill's `move`, and before its copies. Waits for frees
@@ -76,9 +80,10 @@ typedef struct sim_observer {
      * on the host) or a live buffer a defragmentation could not place again ("defrag"; it is
      * lost). Each has an oom_events entry and counts in the level's ooms. The snapshot exporter
      * writes either as an `oom` entry after the device gives its failed attempt made, so that a
-     * replay fails and gives back there too (until 2026-11-27 a "restore" one was not written). */
+     * replay fails and gives back there too (until 2026-11-27 a "restore" one was not written).
+     * name: the buffer's allocation `name=`, NULL when none. */
     void (*oom)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                uint64_t requested, const char *what);
+                uint64_t requested, const char *what, const char *name);
     /* A start-state prologue begins (on = 1) or ends (engine.c, "the start-state prologue"):
      * the allocations, frees and device calls reported in between rebuild the recording's state
      * at its trace's start; they are no events of the recording. */
@@ -172,6 +177,7 @@ typedef struct sim_oom {
     int recorded;     /* a recorded out-of-memory (`oom` line) the simulation ran out on too */
     uint64_t requested, free_bytes, largest_free_block, unreserved_bytes;
     am_ps time;
+    char *name;       /* the allocation's trace `name=` (a copy the sim owns), NULL when none */
 } sim_oom;
 
 /* One direction of a link (a link within one memory has one). A half-duplex link between two

@@ -93,14 +93,15 @@ static metric *ml_find(const mlist *l, const char *k)
 /* ---- the observer: placements digest ---------------------------------------------------- */
 
 static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                      uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
     expect_ctx *x = c;
     char row[256];
     int n;
     if (ok && id == TR_NO_ID) { /* a recorded out-of-memory served: its `served` row is left out */
         if (x->inner && x->inner->alloc)
-            x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
+            x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok,
+                            name);
         return;
     }
     if (ok) /* hashed as the CSV prints it: a donation's row says `donated` */
@@ -113,7 +114,8 @@ static void fwd_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, ui
     x->hash = rt_fnv1a(x->hash, row, (size_t)n);
     x->rows++;
     if (x->inner && x->inner->alloc)
-        x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok);
+        x->inner->alloc(x->inner->ctx, t, seq, id, level, stream, addr, requested, size, ok,
+                            name);
 }
 
 static void fwd_free(void *c, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
@@ -146,11 +148,12 @@ static void fwd_counters(void *c, am_ps t, int level, const mem_metrics *m)
         x->inner->counters(x->inner->ctx, t, level, m);
 }
 
-static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+static void fwd_op(void *c, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                   const char *name)
 {
     expect_ctx *x = c;
     if (x->inner && x->inner->op)
-        x->inner->op(x->inner->ctx, stream, start, end, chan, bytes);
+        x->inner->op(x->inner->ctx, stream, start, end, chan, bytes, name);
 }
 
 static void fwd_link(void *c, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes)
@@ -174,11 +177,11 @@ static void fwd_move(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t strea
 /* Not in the digest either (no request settles: the CSV row of a buffer defragmentation lost
  * is left out, a failed restore has none), forwarded only. */
 static void fwd_oom(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                    uint64_t requested, const char *what)
+                    uint64_t requested, const char *what, const char *name)
 {
     expect_ctx *x = c;
     if (x->inner && x->inner->oom)
-        x->inner->oom(x->inner->ctx, t, seq, id, level, stream, requested, what);
+        x->inner->oom(x->inner->ctx, t, seq, id, level, stream, requested, what, name);
 }
 
 

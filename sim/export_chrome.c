@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "outfile.h"
 
 #define AM_CHROME_LINK_TID 1000000u
@@ -65,6 +66,15 @@ static void ch_us(FILE *f, am_ps t)
     fprintf(f, "%" PRIu64 ".%06" PRIu64, (uint64_t)(t / AM_PS_PER_US), (uint64_t)(t % AM_PS_PER_US));
 }
 
+/* A trace `name=` as a JSON string, escaped as every string amsim writes (json_escape:
+ * quotes, backslashes and controls escaped, UTF-8 kept). */
+static void ch_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    json_escape(f, s);
+    fputc('"', f);
+}
+
 static void ch_begin(chrome_exp *x)
 {
     fputs(x->first ? "\n" : ",\n", x->f);
@@ -81,8 +91,11 @@ static void ch_thread_name(chrome_exp *x, uint32_t tid, const char *name, uint32
             PRIu32 ",\"args\":{\"sort_index\":%" PRIu32 "}}", tid, sort);
 }
 
-/* A compute or transfer on its stream: the time the stream was occupied. */
-static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+/* A compute or transfer on its stream: the time the stream was occupied. A named one (trace
+ * `name=`) is shown by its name, its kind in args.op (and a transfer's channel in args.link):
+ * its category stays the kind, so a viewer's filter by category still finds it. */
+static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                  const char *tag)
 {
     chrome_exp *x = ctx;
     unsigned char bit = (unsigned char)(1u << (stream % 8));
@@ -93,14 +106,20 @@ static void ch_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, 
         x->stream_named[stream / 8] |= bit;
     }
     int is_link = chan >= 0 && chan < x->nchan;
+    const char *kind = chan < 0 ? "compute" : "transfer";
     const char *name = chan < 0 ? "compute" : is_link ? x->chan_name[chan] : "transfer";
     ch_begin(x);
-    fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", name,
-            chan < 0 ? "compute" : "transfer");
+    fputs("{\"name\":", x->f);
+    ch_str(x->f, tag ? tag : name);
+    fprintf(x->f, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":", kind);
     ch_us(x->f, start);
     fputs(",\"dur\":", x->f);
     ch_us(x->f, end - start);
     fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", stream);
+    if (tag)
+        fprintf(x->f, "\"op\":\"%s\"%s", kind, chan >= 0 ? "," : "");
+    if (tag && is_link)
+        fprintf(x->f, "\"link\":\"%s\",", x->chan_name[chan]);
     if (chan >= 0)
         fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32, bytes, stream);
     fputs("}}", x->f);
@@ -169,9 +188,11 @@ static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
 }
 
 /* An out-of-memory marker on the stream's track; during: the runtime action whose allocation
- * failed ("restore", "defrag"), NULL for a request. */
+ * failed ("restore", "defrag"), NULL for a request; name: the allocation's `name=`, NULL when
+ * none (args.name then left out). */
 static void ch_oom_marker(chrome_exp *x, am_ps t, uint64_t seq, uint64_t id, int level,
-                          uint32_t stream, uint64_t requested, const char *during)
+                          uint32_t stream, uint64_t requested, const char *during,
+                          const char *name)
 {
     ch_begin(x);
     fprintf(x->f, "{\"name\":\"out of memory %s\",\"cat\":\"oom\",\"ph\":\"i\",\"s\":\"p\","
@@ -184,25 +205,29 @@ static void ch_oom_marker(chrome_exp *x, am_ps t, uint64_t seq, uint64_t id, int
     else
         fprintf(x->f, "%" PRIu64, id);
     fprintf(x->f, ",\"requested\":%" PRIu64, requested);
+    if (name) { /* no key for an unnamed one: its marker stays as it was */
+        fputs(",\"name\":", x->f);
+        ch_str(x->f, name);
+    }
     if (during)
         fprintf(x->f, ",\"during\":\"%s\"", during);
     fputs("}}", x->f);
 }
 
 static void ch_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
     if (!ok)
-        ch_oom_marker(ctx, t, seq, id, level, stream, requested, NULL);
+        ch_oom_marker(ctx, t, seq, id, level, stream, requested, NULL, name);
 }
 
 /* A spilled buffer that could not come back, or one a defragmentation lost: a marker too (until
  * 2026-11-27 only failed requests had one, so a run's markers could be fewer than its
  * oom_events). */
 static void ch_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                   uint64_t requested, const char *what)
+                   uint64_t requested, const char *what, const char *name)
 {
-    ch_oom_marker(ctx, t, seq, id, level, stream, requested, what);
+    ch_oom_marker(ctx, t, seq, id, level, stream, requested, what, name);
 }
 
 /* Defragmentation, spilling and restoring: an instant plus a slice for the time the host

@@ -74,6 +74,9 @@ typedef struct snap_rec {
     /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM (set
      * by sn_append, whatever the record came with) */
     uint64_t from;
+    /* SA_ALLOC of a request the trace named (`name=`): 1 + where the name is in the names
+     * scratch file (sn_name_put), written as the entry's one frame; 0 when unnamed */
+    uint64_t name;
 } snap_rec;
 
 /* A block at the end as far as the final records say: per address, the last alloc,
@@ -118,6 +121,10 @@ struct snap_exp {
     size_t npending; /* device takes among r waiting for a request's stream */
     uint64_t nstart; /* start records appended so far (an oom's index in amsim_start_traces) */
     FILE *scratch[2]; /* the final records after the prologue [0] and of it [1], in order */
+    /* the names of named allocations (snap_rec.name), each a length byte and its bytes: kept
+     * on disk as the records are, so memory does not grow with them; NULL until the first */
+    FILE *names;
+    uint64_t names_len;
     uint64_t nspilled[2];
     int scratch_errno; /* a scratch write (or, scratch_read set, a read back) failed */
     int scratch_read;
@@ -371,8 +378,27 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
  * defragmentation longer than retry_wait, the replay served the expired 14 MiB request from
  * the hole the compaction had made for the allocation after it ("0 of 1 recorded
  * out-of-memory requests ran out here too"). */
+/* Keep a name for an alloc entry: its snap_rec.name. A name is 1 to 255 bytes (FORMAT.md). */
+static uint64_t sn_name_put(snap_exp *x, const char *name)
+{
+    size_t n = strlen(name);
+    if (n == 0 || n > 255 || x->scratch_errno)
+        return 0;
+    if (!x->names && !(x->names = tmpfile())) {
+        x->scratch_errno = errno ? errno : EIO;
+        return 0;
+    }
+    uint64_t at = x->names_len;
+    if (fputc((int)n, x->names) == EOF || fwrite(name, 1, n, x->names) != n) {
+        x->scratch_errno = errno ? errno : EIO;
+        return 0;
+    }
+    x->names_len += 1 + n;
+    return at + 1;
+}
+
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
     snap_exp *x = ctx;
     (void)seq;
@@ -383,7 +409,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0, 0};
+                  0, 0, 0, 0, ok && name ? sn_name_put(x, name) : 0};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -418,9 +444,9 @@ static void sn_free_failed(void *ctx, am_ps t, uint64_t id, int level, uint32_t 
         return;
     uint64_t rec = x->failed[k - 1].rec;
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_REQ, stream, rec, requested, 0, t, 0, 0, 0, 0, 0});
     if (phase != 1) {
-        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_OOM_FREE_DONE, stream, rec, requested, 0, t, 0, 0, 0, 0, 0});
         x->failed[k - 1] = x->failed[--x->nfailed];
     }
     x->mark = x->n;
@@ -444,9 +470,9 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
     size_t nrel = x->n - k;
     stream = sn_block_stream(x, addr, stream);
     if (phase != 2)
-        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_REQ, stream, addr, requested, size, t, 0, 0, 0, 0, 0});
     if (phase != 1)
-        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, 0});
+        sn_push(x, (snap_rec){SA_FREE_DONE, stream, addr, requested, size, t, 0, 0, 0, 0, 0});
     /* the free's entries, pushed last, go in front of the releases */
     size_t m = x->n - k - nrel;
     if (nrel && m) {
@@ -465,7 +491,7 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * when nothing was given back (the level counted an out-of-memory). */
 static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
 {
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0});
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0, 0});
     x->mark = x->n;
     sn_commit(x);
 }
@@ -534,11 +560,12 @@ static void sn_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32
  * an out-of-memory. Until 2026-11-27 it was not written: the replay kept those segments cached
  * and counted no out-of-memory (m9c: 4 of 5 segment events, 0 OOMs where the run had 1). */
 static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                   uint64_t requested, const char *what)
+                   uint64_t requested, const char *what, const char *name)
 {
     snap_exp *x = ctx;
     (void)seq;
     (void)id;
+    (void)name;
     if (level != x->cfg->default_level || x->start ||
         (strcmp(what, "defrag") != 0 && strcmp(what, "restore") != 0))
         return;
@@ -571,7 +598,7 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     x->move_from = from_default ? from_addr : SN_NO_FROM;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1);
+    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1, NULL);
     x->recovery = 0;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;
@@ -585,7 +612,7 @@ static void sn_device(void *ctx, am_ps t, int level, int alloc, uint64_t addr, u
     snap_exp *x = ctx;
     if (level != x->cfg->default_level)
         return;
-    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, 0};
+    snap_rec r = {alloc ? SA_SEG_ALLOC : SA_SEG_FREE, 0, addr, bytes, bytes, t, 0, 0, 0, 0, 0};
     r.kind = sn_kind(x, addr, &r.stream) >= 0;
     sn_push(x, r);
     if (!alloc && x->move_free) {
@@ -895,6 +922,7 @@ static void sn_commit(snap_exp *x)
         w.start = r->start;
         w.kind = r->kind;
         w.from = r->from;
+        w.name = r->name;
         if (!sn_start_entry(r) && r->start == 2)
             continue; /* folded above: the placement's free has one entry (free_completed) */
         if (!x->scratch_errno && fwrite(&w, sizeof w, 1, x->scratch[k]) != 1)
@@ -907,6 +935,36 @@ static void sn_commit(snap_exp *x)
     x->mark -= p;
     if (x->recov != SIZE_MAX)
         x->recov -= p;
+}
+
+/* An alloc entry's frames: PyTorch's list of frame dicts ({"name", "filename", "line"}), here
+ * one frame holding the allocation's trace name (its function name in the viewer's stack), or
+ * none. amsim's reader does not read frames: a replay of the export is the same either way. */
+static void sn_frames(snap_exp *x, FILE *f, uint64_t name)
+{
+    pk_str(f, "frames");
+    char buf[256];
+    int n = -1;
+    if (name && x->names && !x->scratch_errno) {
+        if (fflush(x->names) != 0 || fseek(x->names, (long)(name - 1), SEEK_SET) != 0 ||
+            (n = fgetc(x->names)) == EOF || fread(buf, 1, (size_t)n, x->names) != (size_t)n) {
+            x->scratch_errno = errno ? errno : EIO;
+            x->scratch_read = 1;
+            n = -1;
+        }
+    }
+    if (n < 0) {
+        pk_empty_list(f);
+        return;
+    }
+    buf[n] = 0;
+    pk_list_begin(f);
+    pk_dict_begin(f);
+    pk_kstr(f, "name", buf);
+    pk_kstr(f, "filename", "");
+    pk_kint(f, "line", 0);
+    pk_dict_end(f);
+    pk_list_end(f);
 }
 
 static void sn_block(FILE *f, uint64_t addr, uint64_t size, uint64_t requested, const char *state)
@@ -967,8 +1025,7 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
              * a run of 3.900 us replayed in 3.000 us) */
             if (r->t % AM_PS_PER_US)
                 pk_kint(f, "amsim_sub_us_ps", r->t % AM_PS_PER_US);
-            pk_str(f, "frames");
-            pk_empty_list(f);
+            sn_frames(x, f, r->action == SA_ALLOC ? r->name : 0);
             pk_dict_end(f);
         }
     }
@@ -1083,6 +1140,8 @@ static void sn_release(snap_exp *x)
         if (x->scratch[k])
             fclose(x->scratch[k]);
     }
+    if (x->names)
+        fclose(x->names);
     free(x->r);
     free(x->failed);
     free(x->held);

@@ -9,10 +9,10 @@
             (m)->to[i_]->cb((m)->to[i_]->ctx, __VA_ARGS__)
 
 static void mux_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                      uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
     obs_mux *m = ctx;
-    MUX_EACH(m, alloc, t, seq, id, level, stream, addr, requested, size, ok);
+    MUX_EACH(m, alloc, t, seq, id, level, stream, addr, requested, size, ok, name);
 }
 
 static void mux_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream, uint64_t addr,
@@ -34,10 +34,11 @@ static void mux_counters(void *ctx, am_ps t, int level, const mem_metrics *mm)
     MUX_EACH(m, counters, t, level, mm);
 }
 
-static void mux_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes)
+static void mux_op(void *ctx, uint32_t stream, am_ps start, am_ps end, int chan, uint64_t bytes,
+                   const char *name)
 {
     obs_mux *m = ctx;
-    MUX_EACH(m, op, stream, start, end, chan, bytes);
+    MUX_EACH(m, op, stream, start, end, chan, bytes, name);
 }
 
 static void mux_action(void *ctx, const char *what, int level, am_ps start, am_ps end,
@@ -64,10 +65,10 @@ static void mux_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t str
 }
 
 static void mux_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                    uint64_t requested, const char *what)
+                    uint64_t requested, const char *what, const char *name)
 {
     obs_mux *m = ctx;
-    MUX_EACH(m, oom, t, seq, id, level, stream, requested, what);
+    MUX_EACH(m, oom, t, seq, id, level, stream, requested, what, name);
 }
 
 

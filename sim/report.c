@@ -40,6 +40,25 @@ void report_level_metrics(mem_level *m, level_metrics *o)
 
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
+/* The out-of-memory events (of the report.max_oom_events listed) whose allocation the trace
+ * named, a line each after the count: which tensor ran out is what one debugging it asks first.
+ * Nothing for a trace without names, whose report stays as it was. */
+static void oom_names(FILE *f, const sim *s)
+{
+    const sim_oom *oo;
+    size_t no = sim_ooms(s, &oo);
+    const am_config *cfg = sim_config(s);
+    for (size_t i = 0; i < no; i++) {
+        if (!oo[i].name)
+            continue;
+        char b[32], t[32];
+        fprintf(f, "  %s: id %" PRIu64 ", %s on %s at %s (event %" PRIu64 ")\n", oo[i].name,
+                oo[i].id, units_fmt_size(b, sizeof b, oo[i].requested),
+                cfg->levels[oo[i].level].name, units_fmt_time(t, sizeof t, oo[i].time),
+                oo[i].seq);
+    }
+}
+
 /* The link table's busy column: 12 characters, or as wide as its widest time, so a link busy
  * 1,000,000 s or more ("1000000.000 s", up to "18446744.074 s") keeps the columns after it in
  * line (until 2026-11-27 it pushed its row's achieved and energy figures right). */
@@ -225,9 +244,11 @@ void report_text(FILE *f, sim *s, const report_trace *t)
             " compute operation%s\n",
             units_fmt_time(a, sizeof a, su->makespan), units_fmt_time(b, sizeof b, su->stall),
             su->transfers, PL(su->transfers), su->computes, PL(su->computes));
-    if (su->ooms)
+    if (su->ooms) {
         fprintf(f, "out of memory: %" PRIu64 " allocation request%s failed (the run "
                 "continued)\n", su->ooms, PL(su->ooms));
+        oom_names(f, s);
+    }
     if (su->defrag.runs || su->defrag.unsupported || su->defrag.skipped ||
         su->defrag.explicit_ignored) {
         fprintf(f, "defragmentation: %" PRIu64 " run%s moved %s (%" PRIu64 " buffer%s) in %s; "
@@ -545,6 +566,9 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         else
             json_u64(&w, oo[i].id);
         json_kstr(&w, "level", cfg->levels[oo[i].level].name);
+        /* the allocation's trace name=; null when it had none, as every field of the event is
+         * always there */
+        json_kstr(&w, "name", oo[i].name);
         json_ku64(&w, "requested", oo[i].requested);
         json_ku64(&w, "free_bytes", oo[i].free_bytes);
         json_ku64(&w, "largest_free_block", oo[i].largest_free_block);

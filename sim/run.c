@@ -377,8 +377,9 @@ static void ref_served(ref_ctx *c, int level, uint64_t requested)
  * allocation the trace makes (id TR_NO_ID): it is left out of those, but it is a request the
  * level must serve (mincap looks for a capacity that serves it), so the stop rule counts it. */
 static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                      uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                      uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
+    (void)name;
     (void)t, (void)stream, (void)addr, (void)size;
     ref_ctx *c = ctx;
     ref_served(c, level, requested);
@@ -406,8 +407,9 @@ static void ref_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t str
 /* A buffer that could not be placed again (a failed restore or defragmentation): an
  * out-of-memory of the level on a request it had to serve, for the stop rule too. */
 static void ref_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                    uint64_t requested, const char *what)
+                    uint64_t requested, const char *what, const char *name)
 {
+    (void)name;
     (void)t, (void)seq, (void)id, (void)stream, (void)what;
     ref_served(ctx, level, requested);
 }

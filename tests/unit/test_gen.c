@@ -254,7 +254,8 @@ static void test_offload_waits_for_gradients(void)
             long tid;
             if (!chrome_slice(line, &ts, &dur, &tid))
                 continue;
-            if (strstr(line, "\"name\":\"compute\"") && tid == 0)
+            /* by category: gen names its computes (their slices show the names) */
+            if (strstr(line, "\"cat\":\"compute\"") && tid == 0)
                 compute_end = AM_MAX(compute_end, ts + dur);
             else if (strstr(line, "\"name\":\"pcie hbm>host\"") && tid >= 1000000)
                 first_d2h = AM_MIN(first_d2h, ts);

@@ -1689,8 +1689,9 @@ typedef struct ob_state {
 static const char *ob_level(int level) { return level ? "host" : "hbm"; }
 
 static void ob_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
-                     uint64_t addr, uint64_t requested, uint64_t size, int ok)
+                     uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
+    (void)name;
     (void)t, (void)seq, (void)stream, (void)requested;
     if (ok)
         rp_place(&((ob_state *)c)->rp, id, ob_level(level), addr, size, 1);

@@ -1,0 +1,270 @@
+/* test_names.c - trace `name=` labels in the outputs: out-of-memory events (summary JSON, text
+ * report, Chrome instant), named compute and transfer slices in the Chrome trace, and the
+ * same outputs from the binary form of a trace. Until 2026-11-28 no output showed a name. */
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+/* One level of 10 MiB, a host level and a link between them. */
+static const char *names_cfg(void)
+{
+    return tu_write("names.yaml", "version: 1\nmemories:\n"
+                    "  hbm: {capacity: 10MiB, allocator: {policy: best_fit}}\n"
+                    "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                    "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+}
+
+/* Run `run -c CFG -t TRACE` with the summary JSON, the report and the Chrome trace written to
+ * the test directory under prefix tag; *json, *report and *chrome get them (caller frees). */
+static void names_run(const char *cfg, const char *trace, const char *tag, char **json,
+                      char **report, char **chrome)
+{
+    char args[2048], js[512], ch[512];
+    snprintf(js, sizeof js, "%s/%s.json", tu_tmpdir(), tag);
+    snprintf(ch, sizeof ch, "%s/%s.chrome.json", tu_tmpdir(), tag);
+    snprintf(args, sizeof args, "run -c '%s' -t '%s' --json '%s' --chrome-trace '%s'", cfg, trace,
+             js, ch);
+    char *err = NULL;
+    int rc = tu_amsim(args, report, &err);
+    if (rc != 0)
+        printf("\namsim %s: status %d: %s\n", args, rc, err ? err : "");
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    *json = tu_slurp(js, NULL);
+    *chrome = tu_slurp(ch, NULL);
+    CU_ASSERT_FATAL(*json && *chrome);
+}
+
+/* A named request that runs out of memory: its oom_events entry, its report line and its Chrome
+ * instant carry the name, escaped in JSON (a quote, a backslash, UTF-8 kept). Request 2 takes
+ * the slot id 1 left, named: its failure is unnamed all the same (name null, no report line, no
+ * args.name), not the label a freed buffer left behind. */
+static void test_oom_name(void)
+{
+    const char *tr = tu_write("oomn.trace", "amsim-trace v1\nalloc 1 4MiB name=fc1.weight\n"
+                              "free 1\nalloc 2 20MiB\nalloc 3 20MiB name=q\"b\\c\xc3\xa9\n");
+    char *js, *rep, *ch;
+    names_run(names_cfg(), tr, "oomn", &js, &rep, &ch);
+    CU_ASSERT(strstr(js, "\"seq\": 2,\n      \"id\": 2,\n      \"level\": \"hbm\",\n"
+                         "      \"name\": null,") != NULL);
+    CU_ASSERT(strstr(js, "\"seq\": 3,\n      \"id\": 3,\n      \"level\": \"hbm\",\n"
+                         "      \"name\": \"q\\\"b\\\\c\xc3\xa9\",") != NULL);
+    CU_ASSERT(strstr(rep, "out of memory: 2 allocation requests failed (the run continued)\n"
+                          "  q\"b\\c\xc3\xa9: id 3, 20.00 MiB on hbm at 0 ps (event 3)\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(rep, ": id "), 1);
+    CU_ASSERT(strstr(ch, "\"args\":{\"seq\":2,\"id\":2,\"requested\":20971520}}") != NULL);
+    CU_ASSERT(strstr(ch, "\"args\":{\"seq\":3,\"id\":3,\"requested\":20971520,"
+                         "\"name\":\"q\\\"b\\\\c\xc3\xa9\"}}") != NULL);
+    if (!strstr(rep, ": id 3"))
+        printf("\n%s", rep);
+    free(js), free(rep), free(ch);
+
+    /* the same trace without names: no name anywhere but the JSON's nulls */
+    tr = tu_write("oomu.trace", "amsim-trace v1\nalloc 1 4MiB\nfree 1\nalloc 2 20MiB\n"
+                  "alloc 3 20MiB\n");
+    names_run(names_cfg(), tr, "oomu", &js, &rep, &ch);
+    CU_ASSERT_EQUAL(tu_count(js, "\"name\": null,"), 2);
+    CU_ASSERT(strstr(rep, "(the run continued)\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(rep, ": id "), 0);
+    CU_ASSERT_EQUAL(tu_count(ch, "\"cat\":\"oom\""), 2);
+    CU_ASSERT_EQUAL(tu_count(ch, "\"name\":\"q"), 0);
+    CU_ASSERT(strstr(ch, "\"args\":{\"seq\":3,\"id\":3,\"requested\":20971520}}") != NULL);
+    free(js), free(rep), free(ch);
+}
+
+/* A named request that waits for frees (BFC's retry_after_free) and runs out at its deadline,
+ * long after the reader moved on from its line: its event still has its name. */
+static void test_oom_name_after_wait(void)
+{
+    const char *cfg = tu_write("nw.yaml", "version: 1\nmemories:\n  hbm:\n    capacity: 1GiB\n"
+                               "    allocator: {policy: bfc, memory_limit: 1MiB, allow_growth: "
+                               "false, retry_after_free: true, retry_wait: 5us}\n");
+    const char *tr = tu_write("nw.trace", "amsim-trace v1\nalloc 1 768KiB name=x\n"
+                              "alloc 2 512KiB name=late.buf\ncompute 100us name=k\nsync\n"
+                              "alloc 3 1KiB at=200us name=y\n");
+    char *js, *rep, *ch;
+    names_run(cfg, tr, "nw", &js, &rep, &ch);
+    CU_ASSERT(strstr(js, "\"id\": 2,\n      \"level\": \"hbm\",\n      \"name\": \"late.buf\",")
+              != NULL);
+    CU_ASSERT(strstr(rep, "  late.buf: id 2, 512.00 KiB on hbm at 5.000 us (event 1)\n") != NULL);
+    if (!strstr(rep, "late.buf"))
+        printf("\n%s", rep);
+    CU_ASSERT(strstr(ch, "\"requested\":524288,\"name\":\"late.buf\"}}") != NULL);
+    free(js), free(rep), free(ch);
+}
+
+/* A named compute or transfer is shown by its name in the Chrome trace, its kind in args.op
+ * (a transfer's channel in args.link), its category unchanged; an unnamed one is as before. The
+ * link track keeps the channel's name. */
+static void test_chrome_op_names(void)
+{
+    const char *tr = tu_write("ops.trace", "amsim-trace v1\ncompute 3us name=fc1.fwd\n"
+                              "compute 2us\ntransfer host hbm 1000 name=h2d\"\\\xc3\xa9\n"
+                              "transfer host hbm 1000\n");
+    char *js, *rep, *ch;
+    names_run(names_cfg(), tr, "ops", &js, &rep, &ch);
+    CU_ASSERT(strstr(ch, "{\"name\":\"fc1.fwd\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":0.000000,"
+                         "\"dur\":3.000000,\"pid\":1,\"tid\":0,\"args\":{\"op\":\"compute\"}}") != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"compute\",\"cat\":\"compute\",\"ph\":\"X\",\"ts\":3.000000,"
+                         "\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":{}}") != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"h2d\\\"\\\\\xc3\xa9\",\"cat\":\"transfer\",\"ph\":\"X\","
+                         "\"ts\":5.000000,\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":{\"op\":"
+                         "\"transfer\",\"link\":\"pcie host>hbm\",\"bytes\":1000,\"stream\":0}}")
+              != NULL);
+    CU_ASSERT(strstr(ch, "{\"name\":\"pcie host>hbm\",\"cat\":\"transfer\",\"ph\":\"X\","
+                         "\"ts\":7.000000,\"dur\":2.000000,\"pid\":1,\"tid\":0,\"args\":"
+                         "{\"bytes\":1000,\"stream\":0}}") != NULL);
+    CU_ASSERT_EQUAL(tu_count(ch, "\"name\":\"pcie host>hbm\",\"cat\":\"transfer\""), 3);
+    free(js), free(rep), free(ch);
+}
+
+/* Many named ops queued on a stream at once, unnamed ones between them, with the host blocked
+ * by a short queue or not: each slice has its own op's name, in issue order (the copies are
+ * kept while the ops wait, past the ring's and the copies' first growth). */
+static void test_chrome_queued_names(void)
+{
+    char *t = malloc(16384), *p = t;
+    p += sprintf(p, "amsim-trace v1\n");
+    for (int i = 0; i < 60; i++)
+        p += sprintf(p, i % 3 == 2 ? "compute %dus stream=1\n" : "compute %dus stream=1 name=c%d\n",
+                     i + 1, i);
+    const char *tr = tu_write("q.trace", t);
+    free(t);
+    static const int depths[] = {2, 1000};
+    for (int d = 0; d < 2; d++) {
+        int depth = depths[d];
+        char cfg[64];
+        snprintf(cfg, sizeof cfg, "engine: {queue_depth: %d}\n", depth);
+        char *c = tu_slurp(names_cfg(), NULL);
+        CU_ASSERT_FATAL(c != NULL);
+        char *both = malloc(strlen(c) + 64);
+        sprintf(both, "%s%s", c, cfg);
+        const char *cf = tu_write("qd.yaml", both);
+        free(c), free(both);
+        char *js, *rep, *ch;
+        names_run(cf, tr, "q", &js, &rep, &ch);
+        const char *at = ch;
+        for (int i = 0; i < 60; i++) {
+            char want[64];
+            if (i % 3 == 2)
+                snprintf(want, sizeof want, "{\"name\":\"compute\",");
+            else
+                snprintf(want, sizeof want, "{\"name\":\"c%d\",", i);
+            const char *f = strstr(at, want);
+            CU_ASSERT(f != NULL);
+            if (!f) {
+                printf("\n  queue_depth %d: op %d: no %s after the one before\n", depth, i, want);
+                break;
+            }
+            at = f + 1;
+        }
+        CU_ASSERT_EQUAL(tu_count(ch, "\"args\":{\"op\":\"compute\"}"), 40);
+        free(js), free(rep), free(ch);
+    }
+}
+
+/* The binary form carries names (FORMAT.md, "Binary format v1"): a named trace converted to it
+ * gives the same out-of-memory names and the same Chrome trace. */
+static void test_binary_names(void)
+{
+    const char *tr = tu_write("bn.trace", "amsim-trace v1\nalloc 1 4MiB name=a\\\"\xc3\xa9\n"
+                              "alloc 2 8MiB name=big.one\ncompute 3us name=k\"1\n"
+                              "transfer host hbm 1000 name=t\\x stream=1\ncompute 1us\n"
+                              "free 1\nalloc 3 8MiB\n");
+    char bin[512], args[2048];
+    snprintf(bin, sizeof bin, "%s/bn.amtb", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *j1, *r1, *c1, *j2, *r2, *c2;
+    names_run(names_cfg(), tr, "bn_text", &j1, &r1, &c1);
+    names_run(names_cfg(), bin, "bn_bin", &j2, &r2, &c2);
+    CU_ASSERT_STRING_EQUAL(c1, c2);
+    const char *o1 = strstr(j1, "\"oom_events\""), *o2 = strstr(j2, "\"oom_events\"");
+    CU_ASSERT_FATAL(o1 && o2);
+    CU_ASSERT_STRING_EQUAL(o1, o2);
+    CU_ASSERT(strstr(o1, "\"name\": \"big.one\",") != NULL);
+    CU_ASSERT(strstr(c1, "\"name\":\"k\\\"1\"") != NULL);
+    CU_ASSERT(strstr(c1, "\"name\":\"t\\\\x\"") != NULL);
+    const char *l1 = strstr(r1, "out of memory:"), *l2 = strstr(r2, "out of memory:");
+    CU_ASSERT_FATAL(l1 && l2);
+    CU_ASSERT_STRING_EQUAL(l1, l2);
+    CU_ASSERT(strstr(l1, "\n  big.one: id 2, 8.00 MiB on hbm") != NULL);
+    free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
+}
+
+/* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
+ * "filename": "", "line": 0}, the others none; amsim's reader skips frames, so the named and
+ * the unnamed export replay to the same bytes (placements and summary). */
+static void test_snapshot_frames(void)
+{
+    static const char *body[2] = {
+        "amsim-trace v1\nalloc 1 4MiB name=fc1.weight\nalloc 2 1MiB name=a\"b\\c\xc3\xa9\n"
+        "alloc 4 1MiB\nfree 2\nalloc 3 20MiB name=big\ncompute 1us name=k\n",
+        "amsim-trace v1\nalloc 1 4MiB\nalloc 2 1MiB\nalloc 4 1MiB\nfree 2\nalloc 3 20MiB\n"
+        "compute 1us\n"};
+    char *pl[2] = {NULL, NULL}, *js[2] = {NULL, NULL}, snap[2][512], args[4096];
+    for (int k = 0; k < 2; k++) {
+        char n[32], out[512], o2[512];
+        snprintf(n, sizeof n, "sf%d.trace", k);
+        const char *tr = tu_write(n, body[k]);
+        snprintf(snap[k], sizeof snap[k], "%s/sf%d.pickle", tu_tmpdir(), k);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --pytorch-snapshot '%s'", names_cfg(),
+                 tr, snap[k]);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        snprintf(out, sizeof out, "%s/sf%d.csv", tu_tmpdir(), k);
+        snprintf(o2, sizeof o2, "%s/sf%d.json", tu_tmpdir(), k);
+        snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s' --json '%s'",
+                 names_cfg(), snap[k], out, o2);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        pl[k] = tu_slurp(out, NULL);
+        char *j = tu_slurp(o2, NULL);
+        CU_ASSERT_FATAL(pl[k] && j);
+        /* the summary from its oom_events on: the part before names the input file */
+        js[k] = strdup(strstr(j, "\"oom_events\"") ? strstr(j, "\"oom_events\"") : j);
+        free(j);
+    }
+    CU_ASSERT_STRING_EQUAL(pl[0], pl[1]);
+    CU_ASSERT_STRING_EQUAL(js[0], js[1]);
+    for (int k = 0; k < 2; k++)
+        free(pl[k]), free(js[k]);
+    if (system("python3 -c pass >/dev/null 2>&1") != 0) {
+        printf("skipped: python3 not found\n");
+        return;
+    }
+    const char *py = tu_write("frames.py",
+        "import pickle, sys\n"
+        "for p in sys.argv[1:]:\n"
+        "    d = pickle.load(open(p, 'rb'))\n"
+        "    for e in d['device_traces'][0]:\n"
+        "        print(e['action'], e['frames'])\n"
+        "    print('segments', [b['frames'] for s in d['segments'] for b in s['blocks']])\n");
+    char txt[512];
+    snprintf(txt, sizeof txt, "%s/frames.txt", tu_tmpdir());
+    snprintf(args, sizeof args, "python3 '%s' '%s' '%s' > '%s'", py, snap[0], snap[1], txt);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    char *t = tu_slurp(txt, NULL);
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT(strstr(t, "alloc [{'name': 'fc1.weight', 'filename': '', 'line': 0}]\n"
+                        "segment_alloc []\n"
+                        "alloc [{'name': 'a\"b\\\\c\xc3\xa9', 'filename': '', 'line': 0}]\n"
+                        "alloc []\nfree_requested []\nfree_completed []\noom []\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 2);
+    CU_ASSERT_EQUAL(tu_count(t, "\nalloc []"), 1 + 3); /* id 4; the unnamed run's three */
+    if (tu_count(t, "'name'") != 2)
+        printf("\n%s", t);
+    free(t);
+}
+
+static const struct tu_test tests[] = {
+    {"an out-of-memory event carries its request's name", test_oom_name},
+    {"a wait for frees that runs out keeps its request's name", test_oom_name_after_wait},
+    {"chrome trace: named compute and transfer slices", test_chrome_op_names},
+    {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
+    {"a binary trace's names reach the same outputs", test_binary_names},
+    {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
+};
+
+void suite_names(void) { tu_add_suite("names", tests, sizeof tests / sizeof tests[0]); }
