@@ -1876,13 +1876,15 @@ static void test_frame_names(void)
     const char *path = write_snapshot("frames.pickle", base, segsize, b, N_FRAME_CASES + 2, e,
                                       N_FRAME_CASES + 1);
     snap_frames = NULL;
-    static tr_event ev[128];
-    size_t n, seen = 0;
-    char msg[1024] = "";
-    CU_ASSERT_EQUAL_FATAL(read_events(path, 0, ev, 128, &n, msg), 0);
+    size_t seen = 0;
     int start = 0;
-    for (size_t k = 0; k < n; k++) {
-        const tr_event *x = &ev[k];
+    trace t;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(open_pickle(&t, path, 0, &err), 0);
+    tr_event ev;
+    /* a name lives as long as the trace is open: looked at before the close */
+    while (t.reader->next(&t, &ev, &err) == 1) {
+        const tr_event *x = &ev;
         if (x->kind == TR_ALLOC && x->line == 0 && x->addr == base && x->bytes == MB) {
             CU_ASSERT(x->name && strcmp(x->name, "model.py:12:build") == 0);
             start++;
@@ -1916,6 +1918,8 @@ static void test_frame_names(void)
             printf("\nentry %zu: name '%s', expected '%s'\n", i, x->name, want);
         CU_ASSERT_STRING_EQUAL(x->name, want);
     }
+    t.reader->close(&t);
+    fclose(t.f);
     CU_ASSERT_EQUAL(seen, N_FRAME_CASES);
     CU_ASSERT_EQUAL(start, 1);
 }
