@@ -939,7 +939,8 @@ static void sn_commit(snap_exp *x)
 
 /* An alloc entry's frames: PyTorch's list of frame dicts ({"name", "filename", "line"}), here
  * one frame holding the allocation's trace name (its function name in the viewer's stack), or
- * none. amsim's reader does not read frames: a replay of the export is the same either way. */
+ * none. amsim's reader takes this one frame's name back as the name as it is (trace_pickle.c,
+ * frames_name; until 2026-11-28 it skipped frames); the placements are the same either way. */
 static void sn_frames(snap_exp *x, FILE *f, uint64_t name)
 {
     pk_str(f, "frames");

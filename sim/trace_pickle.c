@@ -37,10 +37,12 @@
  *     `amsim_start_traces` (export_snapshot.c): then they are the prologue (build_start) and
  *     nothing is walked back or tiled, since its segments hold the policy's blocks, whose
  *     tiling is not the requests that made them (a BFC chunk is larger than its request).
- *  3. The trace: alloc -> TR_ALLOC (fresh id, recorded address, requested size), free_requested
- *     and free_completed -> TR_FREE_REQUESTED / TR_FREE_COMPLETED of the live allocation at that
- *     address (frees of unknown addresses are skipped and counted), segment_alloc/_map ->
- *     TR_SEGMENT_ALLOC, segment_free/_unmap -> TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED.
+ *  3. The trace: alloc -> TR_ALLOC (fresh id, recorded address, requested size, the name its
+ *     frames give: frames_name), free_requested and free_completed -> TR_FREE_REQUESTED /
+ *     TR_FREE_COMPLETED of the live allocation at that address (frees of unknown addresses are
+ *     skipped and counted), segment_alloc/_map -> TR_SEGMENT_ALLOC, segment_free/_unmap ->
+ *     TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED. A live start-state block's prologue allocation
+ *     is named from its frames alike (until 2026-11-28 frames were skipped: no name).
  *
  * Streams: CUDA stream handles become small integers in order of first appearance (trace
  * entries first, then segments); stream 0 stays 0. A snapshot naming more than
@@ -83,6 +85,7 @@ typedef struct tp_entry {
     int skipped; /* counted with the skipped rows: it gives no event (build_trace, build_start) */
     uint64_t addr, size; /* A_OOM_FREE_*: addr is the oom entry's index in the start list */
     uint32_t stream;
+    uint32_t name; /* A_ALLOC: its name's offset in the names (tp_names), 0: none */
     am_ps time;
     uint64_t id; /* an oom of the start list: its request's id until freed, else TP_NO_ID */
     uint64_t from; /* A_RECOVERY_ALLOC: where the buffer was ('from'), else TR_NO_ADDR */
@@ -93,6 +96,7 @@ typedef struct tp_entry {
 typedef struct tp_block {
     uint64_t addr, size, requested;
     int state;
+    uint32_t name; /* a live block of the dump's segments: its name (tp_names), 0: none */
     /* The bytes at the block's end that undo() only guessed were part of it (past the request:
      * the rounding to 512 B and the unsplit remainder of at most 1 MiB it absorbs when carving
      * a free_completed block back out; until 2026-11-27 the rounding was taken as certain);
@@ -130,6 +134,7 @@ typedef struct tp_tile {
 typedef struct tp_impl {
     tr_event *ev;
     size_t n, cap, next;
+    char *names; /* the events' names point into it (tp_names) */
 } tp_impl;
 
 /* ---- small helpers ---- */
@@ -354,7 +359,8 @@ static tp_block *blk_new(tp_state *s, uint64_t addr, uint64_t size, uint64_t req
                          int state, uint64_t guess)
 {
     tp_block *b = recpool_take(&s->blk_pool);
-    *b = (tp_block){addr, size, requested, state, guess};
+    *b = (tp_block){.addr = addr, .size = size, .requested = requested, .state = state,
+                    .guess = guess};
     TP_STEP();
     bt_insert(&s->blocks, addr, 0, b);
     return b;
@@ -392,6 +398,7 @@ static void blk_free_merge(tp_state *s, const tp_seg *g, tp_block *b)
     b->state = S_FREE;
     b->requested = 0;
     b->guess = 0;
+    b->name = 0;
     tp_block *n = blk_next(s, g, b);
     if (n && n->state == S_FREE) {
         b->size += n->size;
@@ -778,12 +785,166 @@ static int time_back_news(const char *path, int dev, size_t first, uint64_t coun
     return 1;
 }
 
+/* ---- names from stack frames ---- */
+
+/* The names of alloc entries and live start-state blocks, NUL-terminated one after another in
+ * one buffer; an entry holds its name's offset (0 is the empty string at the start: no name).
+ * They are all read before the first event is built, so the buffer no longer moves then and
+ * the events point into it (tp_impl.names). A name is built only for an alloc or a live
+ * block: the other entries' frames cost nothing. */
+typedef struct tp_names {
+    char *b;
+    size_t n, cap;
+    const pkl_value *last; /* the frame the last name came from (memo-shared frames: once) */
+    uint32_t last_at;
+} tp_names;
+
+#define TP_NAME_MAX 255 /* traces/FORMAT.md, name= */
+
+/* A frame's string field: its bytes and length, or NULL when it has none of that type. */
+static const char *frame_str(const pkl_value *fr, const char *key, size_t *len)
+{
+    const pkl_value *v = pkl_get(fr, key);
+    if (!v || v->type != PKL_STR)
+        return NULL;
+    *len = v->len;
+    return v->s;
+}
+
+/* A frame the rule can use: a dict with a string name and filename and an integer line. */
+static int frame_usable(const pkl_value *fr, int64_t *line)
+{
+    size_t n = 0;
+    return fr && fr->type == PKL_DICT && frame_str(fr, "name", &n) &&
+           frame_str(fr, "filename", &n) && pkl_int(pkl_get(fr, "line"), line) == 0;
+}
+
+/* amsim's export writes a named allocation's frames as this one frame (export_snapshot.c,
+ * sn_frames): its name is the trace's name as it was. */
+static const char *export_form(const pkl_value *frames, size_t *len)
+{
+    int64_t line = 0;
+    size_t fl = 0;
+    if (frames->len != 1 || !frame_usable(frames->items[0], &line) || line != 0 ||
+        (frame_str(frames->items[0], "filename", &fl), fl != 0))
+        return NULL;
+    return frame_str(frames->items[0], "name", len);
+}
+
+static int path_has(const char *p, const char *dir)
+{
+    char fwd[32], back[32]; /* "/DIR/" and "\\DIR\\": POSIX and Windows paths */
+    snprintf(fwd, sizeof fwd, "/%s/", dir);
+    snprintf(back, sizeof back, "\\%s\\", dir);
+    return strstr(p, fwd) || strstr(p, back);
+}
+
+/* The frame a name comes from: the innermost Python frame (filename ending in ".py") outside
+ * torch itself (a path with a directory "torch": nn/modules/module.py, functional.py, ...) and
+ * outside installed packages (site-packages, dist-packages: einops' einsum called from the
+ * model); when every such frame is in an installed package, the innermost of those (the
+ * user's code may be one). C++ frames (context='all': "??", .cpp, .so) are skipped, as are
+ * frames the rule cannot use (no dict, a key missing or of another type). NULL: none. */
+static const pkl_value *user_frame(const pkl_value *frames)
+{
+    const pkl_value *lib = NULL;
+    for (size_t i = 0; i < frames->len; i++) {
+        const pkl_value *fr = frames->items[i];
+        int64_t line = 0;
+        size_t fl = 0;
+        if (!frame_usable(fr, &line))
+            continue;
+        const char *file = frame_str(fr, "filename", &fl);
+        if (fl < 3 || memcmp(file + fl - 3, ".py", 3) != 0 || path_has(file, "torch"))
+            continue;
+        if (!path_has(file, "site-packages") && !path_has(file, "dist-packages"))
+            return fr;
+        if (!lib)
+            lib = fr;
+    }
+    return lib;
+}
+
+/* Append the len bytes at s (NUL-terminated at s[len]) to out[*o], as name= allows them: a
+ * space, a control character (C0, DEL, C1) or a byte that starts no well-formed UTF-8
+ * character becomes '_'; stops at TP_NAME_MAX bytes, at a character's boundary. */
+static void name_put(char *out, size_t *o, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len && *o < TP_NAME_MAX;) {
+        const unsigned char *u = (const unsigned char *)s + i;
+        int k = *u <= 0x20 || *u == 0x7f ? 0 : am_utf8_len(u);
+        if (k == 0 || am_c1_at(u, len - i) >= 0) {
+            out[(*o)++] = '_';
+            i += k ? (size_t)k : 1;
+            continue;
+        }
+        if (*o + (size_t)k > TP_NAME_MAX)
+            break;
+        memcpy(out + *o, u, (size_t)k);
+        *o += (size_t)k;
+        i += (size_t)k;
+    }
+}
+
+/* The name of an alloc entry or a block from its 'frames' (names, offset; 0: none): the
+ * export form's name, else BASENAME:LINE:FUNCTION of user_frame, made a valid name=. Frames
+ * of the wrong type are no name: a snapshot is not refused for its stacks. */
+static uint32_t frames_name(tp_names *nm, const pkl_value *frames)
+{
+    if (!frames || frames->type != PKL_LIST || frames->len == 0)
+        return 0;
+    char out[TP_NAME_MAX + 1];
+    size_t o = 0, len = 0;
+    const char *s = export_form(frames, &len);
+    const pkl_value *fr = NULL;
+    if (s) {
+        name_put(out, &o, s, len);
+    } else {
+        if (!(fr = user_frame(frames)))
+            return 0;
+        if (fr == nm->last) /* the same frame again (a pickle's memo): the same name */
+            return nm->last_at;
+        int64_t line = 0;
+        size_t fl = 0;
+        (void)pkl_int(pkl_get(fr, "line"), &line);
+        const char *file = frame_str(fr, "filename", &fl), *base = file;
+        for (size_t i = 0; i < fl; i++)
+            if (file[i] == '/' || file[i] == '\\')
+                base = file + i + 1;
+        char num[24];
+        snprintf(num, sizeof num, ":%lld:", (long long)line);
+        name_put(out, &o, base, fl - (size_t)(base - file));
+        name_put(out, &o, num, strlen(num));
+        s = frame_str(fr, "name", &len);
+        name_put(out, &o, s, len);
+    }
+    /* offsets are 32-bit (tp_entry has room for no more): past 4 GiB of names, none */
+    if (o == 0 || nm->n + o + 1 > UINT32_MAX)
+        return 0;
+    if (!nm->b) { /* offset 0: no name */
+        nm->b = am_malloc(nm->cap = 4096);
+        nm->b[0] = 0;
+        nm->n = 1;
+    }
+    if (nm->n + o + 1 > nm->cap) {
+        nm->cap = AM_MAX(2 * nm->cap, nm->n + o + 1 + 4096);
+        nm->b = am_realloc(nm->b, nm->cap);
+    }
+    uint32_t at = (uint32_t)nm->n;
+    memcpy(nm->b + at, out, o);
+    nm->b[at + o] = 0;
+    nm->n += o + 1;
+    nm->last = fr;
+    nm->last_at = at;
+    return at;
+}
+
 /* Times are microseconds after the origin: amsim_time_origin_us when the snapshot has it (an
  * export of amsim's: its simulated time 0), else the first entry's time_us (PyTorch's are
  * microseconds since the epoch). origin NULL: no key. */
 static int read_entries(trace *t, const char *name, const pkl_value *list, int dev,
-                        const int64_t *origin, tp_streams *st, tp_entry **out, size_t *nout,
-                        am_error *err)
+                        const int64_t *origin, tp_streams *st, tp_names *nm, tp_entry **out,
+                        size_t *nout, am_error *err)
 {
     tp_entry *e = am_calloc(list->len ? list->len : 1, sizeof *e);
     int64_t t0 = origin ? *origin : 0, hi = 0; /* hi: the latest time_us yet */
@@ -837,6 +998,8 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             free(e);
             return -1;
         }
+        if (x->action == A_ALLOC)
+            x->name = frames_name(nm, pkl_get(d, "frames"));
         /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
          * on 'addr' or 'size') */
         if (read_stream(d, &stream) < 0) {
@@ -947,7 +1110,7 @@ static int read_origin(trace *t, const pkl_value *v, int64_t *origin, am_error *
 /* amsim_start_traces (export_snapshot.c): per device, the start-state prologue of the run
  * amsim exported. Absent (or no list for dev): *out = NULL, the start state is walked back. */
 static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t *origin,
-                      tp_streams *st, tp_entry **out, size_t *nout, am_error *err)
+                      tp_streams *st, tp_names *nm, tp_entry **out, size_t *nout, am_error *err)
 {
     *out = NULL;
     *nout = 0;
@@ -962,7 +1125,7 @@ static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t
     if (list->type != PKL_LIST)
         return am_fail(err, AM_EINPUT, "%s: amsim_start_traces[%d] is %s, expected a list",
                        t->path, dev, pkl_type_a(list->type));
-    return read_entries(t, "amsim_start_traces", list, dev, origin, st, out, nout, err);
+    return read_entries(t, "amsim_start_traces", list, dev, origin, st, nm, out, nout, err);
 }
 
 static const char *const state_names[] = {"inactive", "active_allocated", "active_pending_free"};
@@ -1020,7 +1183,7 @@ static int64_t segment_device(const pkl_value *seg)
 }
 
 static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *st,
-                         tp_state *s, am_error *err)
+                         tp_names *nm, tp_state *s, am_error *err)
 {
     for (size_t i = 0; i < segs->len; i++) {
         const pkl_value *d = segs->items[i];
@@ -1085,7 +1248,7 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
         am_u128 at = addr, end = (am_u128)addr + size;
         for (size_t j = 0; j < blocks->len; j++) {
             const pkl_value *b = blocks->items[j], *sv = pkl_get(b, "state");
-            tp_block x = {0, 0, 0, S_FREE, 0};
+            tp_block x = {.state = S_FREE};
             if (get_u64(b, "address", &x.addr) < 0 || get_u64(b, "size", &x.size) < 0 ||
                 x.addr != at || x.size == 0)
                 return am_fail(err, AM_EINPUT, "%s: segments[%zu].blocks[%zu]: blocks must "
@@ -1105,6 +1268,8 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
                 last->size += x.size;
             else
                 last = blk_new(s, x.addr, x.size, x.requested, x.state, x.guess);
+            if (x.state != S_FREE) /* the prologue allocates it: named as an alloc is */
+                last->name = frames_name(nm, pkl_get(b, "frames"));
         }
         if (at != end) {
             char covered[48];
@@ -1117,6 +1282,9 @@ static int read_segments(trace *t, const pkl_value *segs, int dev, tp_streams *s
 }
 
 /* ---- building the event array ---- */
+
+/* The name at offset at of the names (tp_names), or NULL for none. */
+static const char *name_at(const tp_impl *im, uint32_t at) { return at ? im->names + at : NULL; }
 
 static void ev_base(tr_event *e, const trace *t, tr_kind k)
 {
@@ -1170,6 +1338,7 @@ static void request_recorded_sizes(trace *t, tp_impl *im, tp_tile *tile, size_t 
         e.id = tile[k].id = (*next_id)++;
         e.bytes = req;
         e.addr = b->addr;
+        e.name = name_at(im, b->name);
         e.stream = tile[k].g->stream;
         emit(im, &e);
     }
@@ -1229,6 +1398,7 @@ static void build_prologue(trace *t, tp_impl *im, tp_state *s, uint64_t *next_id
                 e.id = (*next_id)++;
                 e.bytes = AM_MIN(piece, b->size - off);
                 e.addr = b->addr + off;
+                e.name = name_at(im, b->name); /* a live block's; a free one has none */
                 e.stream = g->stream;
                 emit(im, &e);
             }
@@ -1362,6 +1532,7 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
             if (x->action == A_OOM)
                 x->id = e.id;
             else {
+                e.name = name_at(im, x->name);
                 if (start_overlap(t, rg, x, dev, i, err) < 0) {
                     rc = -1;
                     goto out;
@@ -1454,6 +1625,7 @@ static int build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *
             e.id = (*next_id)++;
             e.bytes = x->size;
             e.addr = x->addr;
+            e.name = name_at(im, x->name);
             live_get(live, x->addr, 1); /* a stale entry would shadow the new one */
             live_put(live, x->addr, e.id);
             break;
@@ -1881,6 +2053,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
         return am_fail(err, AM_EINPUT, "%s: device_traces[%d] is %s, expected a list",
                        t->path, dev, pkl_type_a(list->type));
     tp_streams st = {NULL, 0, 0};
+    tp_names nm = {0};
     tp_state s;
     tp_entry *en = NULL, *sen = NULL; /* sen: amsim_start_traces' entries, if any */
     size_t n = 0, ns = 0;
@@ -1892,10 +2065,13 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     state_init(&s);
     if (pkl_get(root, "amsim_time_origin_us"))
         po = &origin;
-    if (read_entries(t, "device_traces", list, dev, po, &st, &en, &n, err) < 0 ||
-        read_segments(t, segs, dev, &st, &s, err) < 0 ||
-        read_start(t, pkl_get(root, "amsim_start_traces"), dev, po, &st, &sen, &ns, err) < 0)
+    if (read_entries(t, "device_traces", list, dev, po, &st, &nm, &en, &n, err) < 0 ||
+        read_segments(t, segs, dev, &st, &nm, &s, err) < 0 ||
+        read_start(t, pkl_get(root, "amsim_start_traces"), dev, po, &st, &nm, &sen, &ns, err) < 0)
         goto out;
+    /* every name is read: the events may point into them */
+    im->names = nm.b;
+    nm.b = NULL;
     /* 1. declarations: dump-time segments and segment_* addresses */
     bt_iter it;
     for (const tp_seg *g = bt_first(&s.segs, &it); g; g = bt_next(&it))
@@ -1933,6 +2109,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
 out:
     state_free(&s);
     free(st.h);
+    free(nm.b);
     free(en);
     free(sen);
     return rc;
@@ -1952,8 +2129,10 @@ static int tp_next(trace *t, tr_event *ev, am_error *err)
 static void tp_close(trace *t)
 {
     tp_impl *im = t->impl;
-    if (im)
+    if (im) {
         free(im->ev);
+        free(im->names);
+    }
     free(im);
     t->impl = NULL;
 }
@@ -2007,6 +2186,7 @@ int trace_pickle_open(trace *t, am_error *err)
     tp_impl *im = am_calloc(1, sizeof *im);
     if (build(t, pkl_root(doc), im, err) < 0) {
         pkl_free(doc);
+        free(im->names);
         free(im->ev);
         free(im);
         return -1;

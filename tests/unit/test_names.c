@@ -196,8 +196,10 @@ static void test_binary_names(void)
 }
 
 /* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
- * "filename": "", "line": 0}, the others none; amsim's reader skips frames, so the named and
- * the unnamed export replay to the same bytes (placements and summary). */
+ * "filename": "", "line": 0}, the others none; the named and the unnamed export replay to the
+ * same bytes (placements and summary: the one failure, a recorded oom, has no frames). The
+ * reader takes that frame back as the name (until 2026-11-28 it skipped frames): `convert`
+ * writes the names as they were, and a replay on less memory names the request that fails. */
 static void test_snapshot_frames(void)
 {
     static const char *body[2] = {
@@ -230,6 +232,28 @@ static void test_snapshot_frames(void)
     CU_ASSERT_STRING_EQUAL(js[0], js[1]);
     for (int k = 0; k < 2; k++)
         free(pl[k]), free(js[k]);
+    for (int k = 0; k < 2; k++) { /* export -> convert keeps the names, exactly */
+        char out[512];
+        snprintf(out, sizeof out, "%s/sf%d.conv.trace", tu_tmpdir(), k);
+        snprintf(args, sizeof args, "convert '%s' -o '%s'", snap[k], out);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *c = tu_slurp(out, NULL);
+        CU_ASSERT_FATAL(c != NULL);
+        CU_ASSERT_EQUAL(tu_count(c, " name="), k ? 0 : 2);
+        if (k == 0) {
+            CU_ASSERT(strstr(c, "alloc 1 4194304 addr=0 name=fc1.weight ") != NULL);
+            CU_ASSERT(strstr(c, " name=a\"b\\c\xc3\xa9 ") != NULL);
+        }
+        free(c);
+    }
+    /* 4 MiB: the named request for 1 MiB fails, and its out-of-memory event names it */
+    const char *small = tu_write("names4.yaml", "version: 1\nmemories:\n"
+                                 "  hbm: {capacity: 4MiB, allocator: {policy: best_fit}}\n");
+    char *j4, *r4, *c4;
+    names_run(small, snap[0], "sf4", &j4, &r4, &c4);
+    CU_ASSERT(strstr(j4, "\"name\": \"a\\\"b\\\\c\xc3\xa9\",") != NULL);
+    CU_ASSERT(strstr(r4, "  a\"b\\c\xc3\xa9: id 2, 1.00 MiB on hbm") != NULL);
+    free(j4), free(r4), free(c4);
     if (system("python3 -c pass >/dev/null 2>&1") != 0) {
         printf("skipped: python3 not found\n");
         return;

@@ -240,6 +240,10 @@ static const char *snap_odd; /* a field of another type (write_odd): "time_us_fl
                                 "seg_stream_str" or "seg_device_str"; NULL: none */
 
 /* BINFLOAT: 'G' and the double, big-endian */
+/* Set: writes 'frames' of block i (block 1) or trace entry i (block 0) when it returns 1 after
+ * writing the key and a value (test_frame_names). */
+static int (*snap_frames)(pw *w, int block, size_t i);
+
 static void wfloat(pw *w, double d)
 {
     uint64_t u;
@@ -346,6 +350,8 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
         wkv_int(&w, "size", b[i].size);
         wkv_int(&w, "requested_size", b[i].req);
         wkv_str(&w, "state", b[i].state);
+        if (snap_frames)
+            snap_frames(&w, 1, i);
         wb(&w, 'u');
     }
     wb(&w, 'e');
@@ -378,6 +384,8 @@ static const char *write_snapshot(const char *name, uint64_t base, uint64_t segs
                 wkv_int(&w, "time_us", (uint64_t)snap_times[i]);
             else if (!write_odd(&w, "", "time_us", 1000 + i))
                 wkv_int(&w, "time_us", 1000 + i);
+            if (snap_frames)
+                snap_frames(&w, 0, i);
             wb(&w, 'u');
         }
         wb(&w, 'e');
@@ -1730,6 +1738,212 @@ static void test_linear_steps(void)
     }
 }
 
+/* ---- names from stack frames ---- */
+
+/* A str of any length (BINUNICODE), its bytes as they are: invalid UTF-8 too. */
+static void wstrn(pw *w, const char *s, size_t n)
+{
+    wb(w, 'X');
+    for (int i = 0; i < 4; i++)
+        wb(w, (unsigned char)(n >> (8 * i)));
+    for (size_t i = 0; i < n; i++)
+        wb(w, (unsigned char)s[i]);
+}
+
+static void wframe(pw *w, const char *name, const char *file, long line)
+{
+    wb(w, '}');
+    wb(w, '(');
+    wstr(w, "name");
+    wstrn(w, name, strlen(name));
+    wkv_str(w, "filename", file);
+    wkv_int(w, "line", (uint64_t)line);
+    wb(w, 'u');
+}
+
+/* The frames of test_frame_names' entries, innermost first: entry i's name is frame_want[i]. */
+static const char *const frame_want[] = {
+    "model.py:54:forward",      /* a torch frame first, then the user's */
+    NULL,                       /* C++ frames only (context='all') */
+    NULL,                       /* no frames */
+    "fc1.weight",               /* amsim's export form: the name as it is */
+    "my_model.py:7:my_fn___x",  /* a space, a tab, a byte 0xff, a C1 control */
+    NULL,                       /* frames no list */
+    "model.py:39:forward",      /* unusable frames, then einops (installed), then the user's */
+    "mod.py:5:run",             /* installed packages only: the innermost of them */
+    "long",                     /* cut to 254 bytes: no half character */
+    NULL,                       /* a Windows torch path only */
+    "x.py:3:two_words",         /* the export form's rule does not apply to line 3 */
+};
+#define N_FRAME_CASES (sizeof frame_want / sizeof frame_want[0])
+
+static int write_frames(pw *w, int block, size_t i)
+{
+    wstr(w, "frames");
+    if (block) { /* the live block at the start: a torch frame, then the user's */
+        wb(w, ']');
+        wb(w, '(');
+        if (i == 0) {
+            wframe(w, "_call_impl", "/venv/lib/python3.12/site-packages/torch/nn/modules/module.py",
+                   1790);
+            wframe(w, "build", "/home/u/proj/model.py", 12);
+        }
+        wb(w, 'e');
+        return 1;
+    }
+    if (i == 5) {
+        wint(w, 7);
+        return 1;
+    }
+    wb(w, ']');
+    wb(w, '(');
+    switch (i) {
+    case 0:
+        wframe(w, "_call_impl", "D:\\Dev\\a\\.venv\\Lib\\site-packages\\torch\\nn\\modules\\"
+               "module.py", 1790);
+        wframe(w, "forward", "D:\\Dev\\a\\cs336_basics\\model.py", 54);
+        wframe(w, "<module>", "D:\\Dev\\a\\bench.py", 65);
+        break;
+    case 1:
+        wframe(w, "torch::unwind::unwind()", "??", 0);
+        wframe(w, "c10::cuda::malloc(unsigned long)", "CUDACachingAllocator.cpp", 0);
+        wframe(w, "PyEval_EvalCode", "/usr/lib/libpython3.12.so", 0);
+        break;
+    case 3:
+        wframe(w, "fc1.weight", "", 0);
+        break;
+    case 4:
+        wframe(w, "my fn\t\xff\xc2\x9bx", "/home/u/my model.py", 7);
+        break;
+    case 6:
+        wint(w, 5); /* no dict */
+        wb(w, '}');
+        wb(w, '(');
+        wkv_str(w, "name", "f");
+        wkv_str(w, "filename", "/home/u/a.py"); /* no line */
+        wb(w, 'u');
+        wb(w, '}');
+        wb(w, '(');
+        wkv_int(w, "name", 3); /* a name of another type */
+        wkv_str(w, "filename", "/home/u/b.py");
+        wkv_int(w, "line", 1);
+        wb(w, 'u');
+        wframe(w, "einsum", "C:\\venv\\Lib\\site-packages\\einops\\_backends.py", 291);
+        wframe(w, "forward", "C:\\proj\\model.py", 39);
+        break;
+    case 7:
+        wframe(w, "run", "/venv/lib/python3.12/site-packages/pkg/mod.py", 5);
+        wframe(w, "main", "/venv/lib/python3.12/dist-packages/app/cli.py", 9);
+        break;
+    case 8: {
+        char fn[1 + 2 * 300 + 1] = "x";
+        for (int k = 0; k < 300; k++)
+            memcpy(fn + 1 + 2 * k, "\xc3\xa9", 3);
+        wframe(w, fn, "/home/u/a.py", 1);
+        break;
+    }
+    case 9:
+        wframe(w, "einsum", "C:\\venv\\Lib\\site-packages\\torch\\functional.py", 373);
+        break;
+    case 10:
+        wframe(w, "two words", "/x.py", 3);
+        break;
+    }
+    wb(w, 'e');
+    return 1;
+}
+
+/* An alloc entry's name comes from its frames (the innermost Python frame outside torch and
+ * installed packages, as BASENAME:LINE:FUNCTION, or an amsim export's one frame as it is),
+ * made a valid name=; frames it cannot use give no name and never refuse the snapshot. A live
+ * start-state block is named from its frames the same way; frees carry no name. Until
+ * 2026-11-28 the reader skipped frames: no snapshot allocation had a name. */
+static void test_frame_names(void)
+{
+    const uint64_t base = 1ULL << 30, segsize = 20 * MB;
+    sblock b[N_FRAME_CASES + 2];
+    sentry e[N_FRAME_CASES + 1];
+    b[0] = (sblock){0, MB, MB, "active_allocated"};
+    for (size_t k = 0; k < N_FRAME_CASES; k++) {
+        b[k + 1] = (sblock){MB + 4096 * k, 4096, 4096, "active_allocated"};
+        e[k] = (sentry){"alloc", MB + 4096 * k, 4096};
+    }
+    b[N_FRAME_CASES + 1] = (sblock){MB + 4096 * N_FRAME_CASES,
+                                    segsize - MB - 4096 * N_FRAME_CASES, 0, "inactive"};
+    e[N_FRAME_CASES] = (sentry){"free_requested", MB, 4096}; /* case 0's, with frames */
+    b[1].state = "active_pending_free";
+    snap_frames = write_frames;
+    const char *path = write_snapshot("frames.pickle", base, segsize, b, N_FRAME_CASES + 2, e,
+                                      N_FRAME_CASES + 1);
+    snap_frames = NULL;
+    size_t seen = 0;
+    int start = 0;
+    trace t;
+    am_error err = {0};
+    CU_ASSERT_EQUAL_FATAL(open_pickle(&t, path, 0, &err), 0);
+    tr_event ev;
+    /* a name lives as long as the trace is open: looked at before the close */
+    while (t.reader->next(&t, &ev, &err) == 1) {
+        const tr_event *x = &ev;
+        if (x->kind == TR_ALLOC && x->line == 0 && x->addr == base && x->bytes == MB) {
+            CU_ASSERT(x->name && strcmp(x->name, "model.py:12:build") == 0);
+            start++;
+        } else if (x->kind == TR_ALLOC && x->line == 0) {
+            CU_ASSERT_PTR_NULL(x->name); /* the free space's tiles, the segment's creator */
+        }
+        if (x->kind != TR_ALLOC && x->kind != TR_FREE_REQUESTED)
+            continue;
+        if (x->line == 0 || x->kind == TR_FREE_REQUESTED) {
+            CU_ASSERT_PTR_NULL(x->kind == TR_FREE_REQUESTED ? x->name : NULL);
+            continue;
+        }
+        size_t i = x->line - 1;
+        CU_ASSERT_FATAL(i < N_FRAME_CASES);
+        seen++;
+        const char *want = frame_want[i];
+        if (!want) {
+            CU_ASSERT_PTR_NULL(x->name);
+            if (x->name)
+                printf("\nentry %zu: name '%s', expected none\n", i, x->name);
+            continue;
+        }
+        CU_ASSERT_PTR_NOT_NULL_FATAL(x->name);
+        if (i == 8) { /* "a.py:1:x" then 123 two-byte characters: 254 bytes, valid UTF-8 */
+            CU_ASSERT_EQUAL(strlen(x->name), 254);
+            CU_ASSERT_EQUAL(strncmp(x->name, "a.py:1:x\xc3\xa9", 10), 0);
+            CU_ASSERT_STRING_EQUAL(x->name + 252, "\xc3\xa9");
+            continue;
+        }
+        if (strcmp(x->name, want) != 0)
+            printf("\nentry %zu: name '%s', expected '%s'\n", i, x->name, want);
+        CU_ASSERT_STRING_EQUAL(x->name, want);
+    }
+    t.reader->close(&t);
+    fclose(t.f);
+    CU_ASSERT_EQUAL(seen, N_FRAME_CASES);
+    CU_ASSERT_EQUAL(start, 1);
+}
+
+/* The real MAGMA27 snapshot: `amsim convert` writes names of the model's lines on its
+ * allocations (655 of its 1721 alloc entries have frames; the others have none). */
+static void test_frame_names_real(void)
+{
+    const char *snap = tu_shared("pytorch-snapshots/MAGMA27_assignment2-systems_memory_snapshot."
+                                 "pickle");
+    if (!snap)
+        return;
+    char args[4096], out[512];
+    snprintf(out, sizeof out, "%s/magma-names.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s'", snap, out);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *t = tu_slurp(out, NULL);
+    CU_ASSERT_FATAL(t != NULL);
+    CU_ASSERT(tu_count(t, " name=model.py:") > 0);
+    CU_ASSERT_EQUAL(tu_count(t, " name=model.py:101:forward "), 100);
+    CU_ASSERT_EQUAL(tu_count(t, " name="), 655);
+    free(t);
+}
+
 void suite_pickle(void)
 {
     TU_SUITE("pickle",
@@ -1770,5 +1984,8 @@ void suite_pickle(void)
              {"a segment device --device cannot choose is refused", test_device_out_of_range},
              {"fields of another type refused by name; a whole float time_us read",
               test_field_types},
-             {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut});
+             {"a cut gzip-compressed snapshot: the documented read error", test_gzip_cut},
+             {"an alloc's name from its frames; unusable frames are no name", test_frame_names},
+             {"the real MAGMA27 snapshot converts with its model's lines as names",
+              test_frame_names_real});
 }
