@@ -89,6 +89,7 @@ static const gen_opt kernel_opts[] = {
     {"block-kv", GO_U64, KO(block_kv), "tokens", "attention: K/V block rows (divides --seq-kv)"},
     {"heads", GO_U64, KO(heads), "", "attention: heads, one after the other"},
     {"causal", GO_FLAG, KO(causal), "", "attention: causal mask, K/V blocks above it skipped"},
+    {"vpu-tflops", GO_DBL, KO(vpu_tflops), "TFLOP/s", "attention: softmax's VPU rate (0: not charged)"},
     {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C or Q, K, V, O; acc. fp32)"},
     {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
     {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
@@ -105,7 +106,7 @@ static const struct op_opt {
                {"tm", "matmul"},         {"tn", "matmul"},        {"tk", "matmul"},
                {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
                {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"},
-               {"causal", "attention"}};
+               {"causal", "attention"},  {"vpu-tflops", "attention"}};
 
 /* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds). */
 static const char *op_of(const char *kind, const char *name)
@@ -218,9 +219,10 @@ static const char *gen_limits(const char *kind)
            "  107 days). attention: --heads 1 to 2^24; --block-q at most --seq-q and dividing\n"
            "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
            "  (--heads x Q blocks x K/V blocks; with --causal those computed); Q, K, V, O,\n"
-           "  their sum (hbm's peak) and the tiles at most 4 EiB; --causal not with --block-q 1.\n"
+           "  their sum (hbm's peak) and the tiles at most 4 EiB; --vpu-tflops 0 (softmax not\n"
+           "  charged) or above; --causal not with --block-q 1.\n"
            "  The matmul's options (--m ... --tk) are refused with --op attention, and the\n"
-           "  attention's (--seq-q ... --causal) with --op matmul";
+           "  attention's (--seq-q ... --vpu-tflops) with --op matmul";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)

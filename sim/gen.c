@@ -77,7 +77,8 @@
  *   x 1.5 GHz (MXU count from hardware.md; the 1.5 GHz clock is the assumption of
  *   tpu-v5e.yaml). With op "attention" it is a FlashAttention forward pass on the same levels
  *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks), with
- *   causal=True's block skipping (attn_runs) as an option. */
+ *   causal=True's block skipping (attn_runs) and the softmax's VPU time (ATTN_SOFTMAX_OPS) as
+ *   options. */
 #include "gen.h"
 #include "units.h"
 
@@ -1131,9 +1132,9 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
         return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul or attention)",
                        o->op);
     /* the command line refuses them first (cmd_gen.c, op_opts); a caller of gen_kernel too */
-    if (o->causal)
-        return am_fail(err, AM_EINPUT, "gen kernel: --causal is an option of --op attention, not "
-                       "of --op matmul");
+    if (o->causal || o->vpu_tflops != 0)
+        return am_fail(err, AM_EINPUT, "gen kernel: --%s is an option of --op attention, not of "
+                       "--op matmul", o->causal ? "causal" : "vpu-tflops");
     uint64_t t[3];
     if (kernel_check(o, t, err))
         return -1;
@@ -1235,6 +1236,14 @@ typedef struct attn_sizes {
     uint64_t steps;              /* K/V steps computed, all heads (--causal skips some) */
 } attn_sizes;
 
+/* Elementwise VPU operations per score the softmax charges (--vpu-tflops): in Pallas's kernel
+ * body each score of S takes part in the row maximum (1), is shifted by the new maximum (1),
+ * exponentiated (1) and summed into l (1). The rescaling of l and of the output accumulator
+ * by exp(m_prev - m_next) and 1 / l is per row and per output element (block_q x head_dim),
+ * not per score, and is not counted, nor are the cast of P to the dtype, the sm_scale
+ * multiply and the causal mask's compare and add. */
+#define ATTN_SOFTMAX_OPS 4.0
+
 /* The K/V blocks (0 to the result - 1) Q block r of a head computes: every one without
  * --causal. With it, as Pallas's kernel decides (below_or_on_diag): block c runs when its
  * bottom-left corner, row (r + 1) block_q - 1 and column c block_kv, is strictly below the
@@ -1283,6 +1292,8 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
     ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
     ck_kernel_common(&c, o);
+    ck_real(&c, "vpu-tflops", o->vpu_tflops, not_negative(o->vpu_tflops), "0 (not charged) or "
+            "above");
     if (c.failed)
         return -1;
     /* the kernel's test skips every K/V block of row 0 (0 > c block_kv never holds): a Q block
@@ -1354,8 +1365,8 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
  * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (head, Q block, K/V
  * block); stream 1 loads step s+1 (with the Q tile when s+1 starts a Q block) into the other
- * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is not
- * charged: only the two matmuls take compute time.
+ * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is charged
+ * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
  *
  * With --causal the K/V blocks above the diagonal (attn_runs) are neither fetched nor
  * computed: Pallas's index map names, for a skipped step, K/V block 0 of the same head, the
@@ -1379,9 +1390,12 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: --op attention --heads %" PRIu64 " --seq-q %" PRIu64
             " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
-            PRIu64 "%s --dtype %s --tflops %s --mfu %s --jitter %s --seed %" PRIu64 "\n",
-            o->heads, o->seq_q, o->seq_kv, hd, bq, bkv, o->causal ? " --causal" : "", o->dtype,
-            g_real(tf, o->tflops), g_real(mf, o->mfu), g_real(ji, o->jitter), o->seed);
+            PRIu64 "%s --dtype %s --tflops %s --mfu %s", o->heads, o->seq_q, o->seq_kv, hd, bq,
+            bkv, o->causal ? " --causal" : "", o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu));
+    if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
+        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
+    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
             "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
@@ -1406,6 +1420,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0};
     uint64_t m = 0, l = 0, acc = 0;
     double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of QK^T and PV */
+    double vpu_ops = ATTN_SOFTMAX_OPS * (double)bq * (double)bkv;
     g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[0], "dma.q");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[0], "dma.k");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[0], "dma.v");
@@ -1434,6 +1449,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
         g_compute(&g, g_flops_ps(&g, flops), 0, "qk");
+        if (o->vpu_tflops > 0) /* the VPU's work on S (1 TFLOP/s is one operation per ps) */
+            g_compute(&g, g_dur(&g, vpu_ops / o->vpu_tflops * g_jitter(&g)), 0, "softmax");
         g_xfer(&g, "accumulator", "vmem", z.p_tile, 0, S, vp, "softmax.p");
         g_free(&g, S);
         g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
@@ -1467,8 +1484,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, V);
     g_free(&g, K);
     g_free(&g, Q);
-    return g_finish(&g, "gen kernel", "raise --tflops or --mfu, or lower --seq-q, --seq-kv or "
-                    "--head-dim", "the compute durations add up to 2^63 ps (about 107 days) or "
-                    "more, past what a run can simulate: raise --tflops or --mfu, or lower "
-                    "--heads, --seq-q, --seq-kv or --head-dim", err);
+    return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
+                    "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
+                    "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
+                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
 }

@@ -555,8 +555,8 @@ static void test_attention_causal(void)
     }
 }
 
-/* Without --causal the traces are byte for byte what they were before it: FNV-1a of two
- * traces the binary before it wrote. */
+/* Without --causal (and with --vpu-tflops 0, its default) the traces are byte for byte what
+ * they were before them: FNV-1a of two traces the binary before them wrote. */
 static void test_attention_default_bytes(void)
 {
     static const struct {
@@ -565,7 +565,8 @@ static void test_attention_default_bytes(void)
         uint64_t fnv;
     } c[] = {{"--op attention", 42585, 0xf8dc3c25324418bcu},
              {"--op attention --heads 2 --seq-q 256 --seq-kv 384 --block-q 64 --block-kv 128 "
-              "--dtype fp32 --seed 3", 18485, 0xa2618db1ccc768e7u}};
+              "--dtype fp32 --seed 3", 18485, 0xa2618db1ccc768e7u},
+             {"--op attention --vpu-tflops 0", 42585, 0xf8dc3c25324418bcu}};
     char args[1024], path[600];
     snprintf(path, sizeof path, "%s/default_bytes.trace", tu_tmpdir());
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
@@ -588,7 +589,47 @@ static void test_attention_default_bytes(void)
     CU_ASSERT(gen_kernel(&o, f, &err) == -1 && err.status == AM_EINPUT);
     CU_ASSERT(strcmp(err.msg, "gen kernel: --causal is an option of --op attention, not of --op "
                               "matmul") == 0);
+    o.causal = 0;
+    o.vpu_tflops = 1;
+    CU_ASSERT(gen_kernel(&o, f, &err) == -1 && err.status == AM_EINPUT);
+    CU_ASSERT(strcmp(err.msg, "gen kernel: --vpu-tflops is an option of --op attention, not of "
+                              "--op matmul") == 0);
     fclose(f);
+}
+
+/* --vpu-tflops X charges the softmax's elementwise work, 4 operations per score (max,
+ * subtract, exp, sum), as a compute named softmax on stream 0 right after qk, before P goes to
+ * vmem and pv: 4 x 128 x 128 / 3 ps = 21845.33, 21845 ps, once per computed step (10 with
+ * --causal over 512 x 512); 4 x 64 x 32 / 0.5 = 16384 ps exactly. The header names it. */
+static void test_attention_softmax(void)
+{
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    o.jitter = 0;
+    o.vpu_tflops = 3;
+    char *text = tu_slurp(gen_file("softmax", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 3 * 10);
+    int n = 0;
+    for (const char *l = text; (l = strstr(l, " name=qk\ncompute 21845 name=softmax\ntransfer "
+                                              "accumulator vmem 32768 ")) != NULL; l++)
+        n++;
+    CU_ASSERT_EQUAL(n, 10);
+    CU_ASSERT(strstr(text, " --mfu 0.8 --vpu-tflops 3 --jitter 0 --seed 1\n") != NULL);
+    free(text);
+    o.causal = 0, o.seq_q = 128, o.seq_kv = 64, o.block_q = 64, o.block_kv = 32;
+    o.vpu_tflops = 0.5;
+    text = tu_slurp(gen_file("softmax2", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    n = 0;
+    for (const char *l = text; (l = strstr(l, "\ncompute 16384 name=softmax\n")) != NULL; l++)
+        n++;
+    CU_ASSERT_EQUAL(n, 4);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 3 * 4);
+    free(text);
 }
 
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
@@ -1098,10 +1139,19 @@ static void test_bad_options(void)
         {"kernel --op attention --seq-q 65536 --seq-kv 65536 --block-q 16 --block-kv 16",
          "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv / --block-kv) is 16777216 "
          "tile steps, more than 10^7\n"},
-        /* --causal: attention's; the step bound counts the
+        /* --causal and --vpu-tflops: attention's, in range; the step bound counts the
          * computed steps (98304 / 16 = 6144 Q blocks: 6144 x 6145 / 2 of them) */
         {"kernel --causal", "gen kernel: --causal is an option of --op attention, not of --op "
          "matmul\n"},
+        {"kernel --op matmul --vpu-tflops 2", "gen kernel: --vpu-tflops is an option of --op "
+         "attention, not of --op matmul\n"},
+        {"kernel --op attention --vpu-tflops -1", "gen kernel: --vpu-tflops -1 is out of range (0 "
+         "(not charged) or above)\n"},
+        {"kernel --op attention --vpu-tflops -0", "gen kernel: --vpu-tflops -0 is out of range (0 "
+         "(not charged) or above)\n"},
+        {"kernel --op attention --vpu-tflops 1e-20 --jitter 0", "gen kernel: a duration or "
+         "arrival time comes to 2^63 ps (about 107 days) or more: raise --tflops, --mfu or "
+         "--vpu-tflops, or lower --seq-q, --seq-kv or --head-dim\n"},
         {"kernel --op attention --causal --seq-q 4 --seq-kv 4 --block-q 1 --block-kv 1",
          "gen kernel: --causal with --block-q 1: Pallas's kernel computes no K/V block of the "
          "first row (its test (r + 1) x --block-q - 1 > c x --block-kv never holds for it)\n"},
@@ -1280,6 +1330,7 @@ void suite_gen(void)
               test_attention_causal},
              {"attention without --causal: the bytes it wrote before",
               test_attention_default_bytes},
+             {"--vpu-tflops: the softmax's compute, exact to the ps", test_attention_softmax},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
