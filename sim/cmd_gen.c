@@ -88,6 +88,8 @@ static const gen_opt kernel_opts[] = {
     {"block-q", GO_U64, KO(block_q), "tokens", "attention: Q block rows (divides --seq-q)"},
     {"block-kv", GO_U64, KO(block_kv), "tokens", "attention: K/V block rows (divides --seq-kv)"},
     {"heads", GO_U64, KO(heads), "", "attention: heads, one after the other"},
+    {"causal", GO_FLAG, KO(causal), "", "attention: causal mask, K/V blocks above it skipped"},
+    {"vpu-tflops", GO_DBL, KO(vpu_tflops), "TFLOP/s", "attention: softmax's VPU rate (0: not charged)"},
     {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C or Q, K, V, O; acc. fp32)"},
     {"tflops", GO_DBL, KO(tflops), "TFLOP/s", "peak: 4 MXU x 128x128 x 2 x 1.5 GHz (TPU v5e)"},
     {"mfu", GO_DBL, KO(mfu), "fraction", "achieved fraction of the peak"},
@@ -103,7 +105,8 @@ static const struct op_opt {
 } op_opts[] = {{"m", "matmul"},          {"n", "matmul"},         {"k", "matmul"},
                {"tm", "matmul"},         {"tn", "matmul"},        {"tk", "matmul"},
                {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
-               {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"}};
+               {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"},
+               {"causal", "attention"},  {"vpu-tflops", "attention"}};
 
 /* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds). */
 static const char *op_of(const char *kind, const char *name)
@@ -215,10 +218,11 @@ static const char *gen_limits(const char *kind)
            "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
            "  107 days). attention: --heads 1 to 2^24; --block-q at most --seq-q and dividing\n"
            "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
-           "  (--heads x Q blocks x K/V blocks); Q, K, V, O, their sum (hbm's peak) and the\n"
-           "  tiles at most 4 EiB.\n"
+           "  (--heads x Q blocks x K/V blocks; with --causal those computed); Q, K, V, O,\n"
+           "  their sum (hbm's peak) and the tiles at most 4 EiB; --vpu-tflops 0 (softmax not\n"
+           "  charged) or above; --causal not with --block-q 1.\n"
            "  The matmul's options (--m ... --tk) are refused with --op attention, and the\n"
-           "  attention's with --op matmul";
+           "  attention's (--seq-q ... --vpu-tflops) with --op matmul";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -301,6 +305,8 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
         if (t->type == GO_FLAG) {
             int one = 1;
             memcpy(p, &one, sizeof one);
+            given[k] = ""; /* for the check of the other --op's options below (given twice is
+                            * still given once) */
             continue;
         }
         if (cli_once(prog, opt, &given[k], v, NULL) != 0)

@@ -76,7 +76,9 @@
  *   double-buffered the same way. Peak default 197 TFLOP/s: 4 MXUs x 128 x 128 MACs x 2 FLOPs
  *   x 1.5 GHz (MXU count from hardware.md; the 1.5 GHz clock is the assumption of
  *   tpu-v5e.yaml). With op "attention" it is a FlashAttention forward pass on the same levels
- *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks). */
+ *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks), with
+ *   causal=True's block skipping (attn_runs) and the softmax's VPU time (ATTN_SOFTMAX_OPS) as
+ *   options. */
 #include "gen.h"
 #include "units.h"
 
@@ -1129,6 +1131,10 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
     if (o->op && strcmp(o->op, "matmul"))
         return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul or attention)",
                        o->op);
+    /* the command line refuses them first (cmd_gen.c, op_opts); a caller of gen_kernel too */
+    if (o->causal || o->vpu_tflops != 0)
+        return am_fail(err, AM_EINPUT, "gen kernel: --%s is an option of --op attention, not of "
+                       "--op matmul", o->causal ? "causal" : "vpu-tflops");
     uint64_t t[3];
     if (kernel_check(o, t, err))
         return -1;
@@ -1227,7 +1233,31 @@ typedef struct attn_sizes {
     uint64_t qo, kv;             /* Q or O, K or V: heads x seq x head_dim elements x d */
     uint64_t hbm, vmem, accum;   /* peak live bytes per level, closed form */
     uint64_t nq, nkv;            /* Q blocks per head, K/V blocks per Q block */
+    uint64_t steps;              /* K/V steps computed, all heads (--causal skips some) */
 } attn_sizes;
+
+/* Elementwise VPU operations per score the softmax charges (--vpu-tflops): in Pallas's kernel
+ * body each score of S takes part in the row maximum (1), is shifted by the new maximum (1),
+ * exponentiated (1) and summed into l (1). The rescaling of l and of the output accumulator
+ * by exp(m_prev - m_next) and 1 / l is per row and per output element (block_q x head_dim),
+ * not per score, and is not counted, nor are the cast of P to the dtype, the sm_scale
+ * multiply and the causal mask's compare and add. */
+#define ATTN_SOFTMAX_OPS 4.0
+
+/* The K/V blocks (0 to the result - 1) Q block r of a head computes: every one without
+ * --causal. With it, as Pallas's kernel decides (below_or_on_diag): block c runs when its
+ * bottom-left corner, row (r + 1) block_q - 1 and column c block_kv, is strictly below the
+ * diagonal row = column (the mask keeps column <= row, from the top left whatever seq_kv is):
+ * (r + 1) block_q - 1 > c block_kv. So they are a prefix, blocks 0 to
+ * ceil(((r + 1) block_q - 1) / block_kv) - 1. A block whose corner is on the diagonal, one
+ * score unmasked, is skipped as the kernel skips it. */
+static uint64_t attn_runs(const gen_kernel_opts *o, const attn_sizes *z, uint64_t r)
+{
+    if (!o->causal)
+        return z->nkv;
+    uint64_t corner = (r + 1) * o->block_q - 1; /* at most seq_q - 1: no overflow */
+    return AM_MIN(z->nkv, ceil_div(corner, o->block_kv));
+}
 
 /* A block size in range of its sequence: at most it and dividing it (Pallas's flash attention
  * asserts the same; a ragged last block is not modelled). Returns c->failed. */
@@ -1262,8 +1292,16 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
     ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
     ck_kernel_common(&c, o);
+    ck_real(&c, "vpu-tflops", o->vpu_tflops, not_negative(o->vpu_tflops), "0 (not charged) or "
+            "above");
     if (c.failed)
         return -1;
+    /* the kernel's test skips every K/V block of row 0 (0 > c block_kv never holds): a Q block
+     * with no step, which the trace does not model */
+    if (o->causal && o->block_q == 1)
+        return am_fail(err, AM_EINPUT, "gen kernel: --causal with --block-q 1: Pallas's kernel "
+                       "computes no K/V block of the first row (its test (r + 1) x --block-q - 1 "
+                       "> c x --block-kv never holds for it)");
     uint64_t d = gen_dtype_bytes(o->dtype), bq = o->block_q, bkv = o->block_kv;
     uint64_t hd = o->head_dim;
     z->nq = o->seq_q / bq;
@@ -1299,10 +1337,24 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     z->vmem = ck_add(&c, ck_add(&c, v, z->p_tile), ck_mul(&c, z->stat, 2));
     if (ck_bytes(&c, z->vmem, "the vmem tiles (Q, K, V and O tiles twice, P, m and l)"))
         return -1;
-    double steps = (double)o->heads * (double)z->nq * (double)z->nkv;
-    if (steps > 1e7)
-        return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv "
-                       "/ --block-kv) is %.0f tile steps, more than 10^7", steps);
+    if (!o->causal) {
+        double steps = (double)o->heads * (double)z->nq * (double)z->nkv;
+        if (steps > 1e7)
+            return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --block-q) x "
+                           "(--seq-kv / --block-kv) is %.0f tile steps, more than 10^7", steps);
+        z->steps = o->heads * z->nq * z->nkv;
+        return 0;
+    }
+    /* every Q block computes at least block 0 (--block-q 1 refused above), so this sum stops
+     * within 10^7 Q blocks whatever --seq-q is */
+    uint64_t per_head = 0;
+    for (uint64_t r = 0; r < z->nq; r++) {
+        per_head += attn_runs(o, z, r);
+        if ((double)per_head * (double)o->heads > 1e7)
+            return am_fail(err, AM_EINPUT, "gen kernel: --causal: --heads x the K/V blocks on or "
+                           "below the diagonal come to more than 10^7 tile steps");
+    }
+    z->steps = o->heads * per_head;
     return 0;
 }
 
@@ -1313,29 +1365,45 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
  * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (head, Q block, K/V
  * block); stream 1 loads step s+1 (with the Q tile when s+1 starts a Q block) into the other
- * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is not
- * charged: only the two matmuls take compute time. */
+ * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is charged
+ * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
+ *
+ * With --causal the K/V blocks above the diagonal (attn_runs) are neither fetched nor
+ * computed: Pallas's index map names, for a skipped step, K/V block 0 of the same head, the
+ * block the next Q block starts with, and its pipeline issues no copy while a block index does
+ * not change; the skipped step's body is under pl.when. So after a Q block's last computed
+ * step the next copy is the next Q block's first K/V block, and the steps here are only the
+ * computed ones, each prefetching the next computed one. Blocks that cross the diagonal are
+ * computed in full (the mask is elementwise work inside them). Where a head's last Q block
+ * skips blocks (seq_kv >= seq_q + block_kv - 1), the kernel also fetches that head's block 0
+ * once more, for nothing (before the next head's, if any): that copy is not in the trace. */
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
-    attn_sizes z;
+    attn_sizes z = {0}; /* set by attention_check (gcc cannot tell it returns nonzero) */
     if (attention_check(o, &z, err))
         return -1;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
-    uint64_t steps = o->heads * z.nq * z.nkv; /* at most 10^7: attention_check */
+    uint64_t steps = z.steps; /* at most 10^7: attention_check */
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
     char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: --op attention --heads %" PRIu64 " --seq-q %" PRIu64
             " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
-            PRIu64 " --dtype %s --tflops %s --mfu %s --jitter %s --seed %" PRIu64 "\n",
-            o->heads, o->seq_q, o->seq_kv, hd, bq, bkv, o->dtype, g_real(tf, o->tflops),
-            g_real(mf, o->mfu), g_real(ji, o->jitter), o->seed);
+            PRIu64 "%s --dtype %s --tflops %s --mfu %s", o->heads, o->seq_q, o->seq_kv, hd, bq,
+            bkv, o->causal ? " --causal" : "", o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu));
+    if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
+        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
+    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
             "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
             PRIu64 ")\n", z.hbm, z.vmem, z.q_tile, z.kv_tile, z.kv_tile, z.q_tile, z.p_tile,
             z.stat, z.accum, z.acc, z.scores);
+    if (o->causal)
+        fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " K/V steps computed, the blocks above the "
+                "diagonal neither fetched nor computed\n", steps, o->heads * z.nq * z.nkv);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     uint64_t Q = g_alloc(&g, z.qo, "hbm", 0, "Q");
     uint64_t K = g_alloc(&g, z.kv, "hbm", 0, "K");
@@ -1352,17 +1420,20 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0};
     uint64_t m = 0, l = 0, acc = 0;
     double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of QK^T and PV */
+    double vpu_ops = ATTN_SOFTMAX_OPS * (double)bq * (double)bkv;
     g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[0], "dma.q");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[0], "dma.k");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[0], "dma.v");
     ev_load[0] = g_record(&g, 1);
+    /* s counts computed steps; blk is the Q block (over all heads), j its K/V block */
+    uint64_t blk = 0, j = 0;
     for (uint64_t s = 0; s < steps && !g.clock_over && !g.too_long; s++) { /* see gen_train */
-        uint64_t blk = s / z.nkv, j = s % z.nkv;
+        int last = j + 1 == attn_runs(o, &z, blk % z.nq); /* the Q block's last step */
         int slot = (int)(s & 1), qs = (int)(blk & 1);
         if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
             if (s >= 1)
                 g_wait(&g, ev_comp_prev, 1); /* step s-1 (and Q block blk-1) is done with them */
-            if ((s + 1) % z.nkv == 0)
+            if (last)
                 g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[!qs], "dma.q");
             g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[!slot], "dma.k");
             g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[!slot], "dma.v");
@@ -1378,13 +1449,15 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
         g_compute(&g, g_flops_ps(&g, flops), 0, "qk");
+        if (o->vpu_tflops > 0) /* the VPU's work on S (1 TFLOP/s is one operation per ps) */
+            g_compute(&g, g_dur(&g, vpu_ops / o->vpu_tflops * g_jitter(&g)), 0, "softmax");
         g_xfer(&g, "accumulator", "vmem", z.p_tile, 0, S, vp, "softmax.p");
         g_free(&g, S);
         g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vv[slot], acc, "mxu.v");
         g_compute(&g, g_flops_ps(&g, flops), 0, "pv");
         ev_comp_prev = g_record(&g, 0);
-        if (j + 1 == z.nkv) { /* Q block done: O = acc / l, accumulator -> vmem -> hbm */
+        if (last) { /* Q block done: O = acc / l, accumulator -> vmem -> hbm */
             if (blk >= 2)
                 g_wait(&g, ev_wb[qs], 0);
             g_xfer(&g, "accumulator", "vmem", z.q_tile, 0, acc, vo[qs], "acc.out");
@@ -1394,6 +1467,9 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
             g_join(&g, 0, 2);
             g_xfer(&g, "vmem", "hbm", z.q_tile, 2, vo[qs], O, "writeback");
             ev_wb[qs] = g_record(&g, 2);
+            blk++, j = 0;
+        } else {
+            j++;
         }
     }
     fputs("sync\n", f);
@@ -1408,8 +1484,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, V);
     g_free(&g, K);
     g_free(&g, Q);
-    return g_finish(&g, "gen kernel", "raise --tflops or --mfu, or lower --seq-q, --seq-kv or "
-                    "--head-dim", "the compute durations add up to 2^63 ps (about 107 days) or "
-                    "more, past what a run can simulate: raise --tflops or --mfu, or lower "
-                    "--heads, --seq-q, --seq-kv or --head-dim", err);
+    return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
+                    "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
+                    "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
+                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
 }

@@ -89,6 +89,8 @@ typedef struct gen_kernel_opts {
     uint64_t head_dim;           /* attention: d, the columns of Q, K, V and O */
     uint64_t block_q, block_kv;  /* attention: rows per Q (and O) block, per K and V block */
     uint64_t heads;              /* attention: heads, one after the other */
+    int causal;                  /* attention: a decoder's causal mask, blocks above it skipped */
+    double vpu_tflops;           /* attention: VPU rate charged for the softmax, 0 = not charged */
     const char *dtype;           /* A, B and C (Q, K, V and O); the accumulator is fp32 */
     double tflops, mfu;
     double jitter;

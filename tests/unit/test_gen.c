@@ -393,6 +393,245 @@ static void test_attention_buffers(void)
     free(out);
 }
 
+/* FNV-1a (64 bits) of a file's bytes; its length in *len. */
+static uint64_t fnv_file(const char *path, size_t *len)
+{
+    char *t = tu_slurp(path, len);
+    uint64_t h = 0xcbf29ce484222325u;
+    for (size_t i = 0; t && i < *len; i++)
+        h = (h ^ (unsigned char)t[i]) * 0x100000001b3u;
+    free(t);
+    return h;
+}
+
+/* The bytes of the transfers named name (" name=NAME\n" ends the line). */
+static uint64_t xfer_bytes(const char *text, const char *name, int *n)
+{
+    char tail[64];
+    snprintf(tail, sizeof tail, " name=%s\n", name);
+    uint64_t sum = 0;
+    *n = 0;
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *eol = strchr(l, '\n');
+        size_t tl = strlen(tail);
+        if (strncmp(l, "transfer ", 9) || !eol || (size_t)(eol + 1 - l) < tl ||
+            strncmp(eol + 1 - tl, tail, tl))
+            continue;
+        char src[32], dst[32];
+        unsigned long long b;
+        CU_ASSERT_FATAL(sscanf(l, "transfer %31s %31s %llu", src, dst, &b) == 3);
+        sum += b;
+        ++*n;
+    }
+    return sum;
+}
+
+/* Each computed step reads the K and the V tile the copy before it fetched, in order: the
+ * to= of the dma.k (dma.v) copies and the id= of the mxu.k (mxu.v) copies are the same
+ * sequence, so every block fetched is the next one computed, none fetched for nothing. */
+static void fetched_then_used(const char *text, const char *dma, const char *mxu)
+{
+    unsigned long long fifo[64], head = 0, tail = 0;
+    char dn[32], mn[32];
+    snprintf(dn, sizeof dn, " name=%s\n", dma);
+    snprintf(mn, sizeof mn, " name=%s\n", mxu);
+    for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+        const char *eol = strchr(l, '\n'), *x;
+        if (!eol)
+            break;
+        unsigned long long id;
+        if ((size_t)(eol - l) > strlen(dn) && !strncmp(eol + 1 - strlen(dn), dn, strlen(dn))) {
+            CU_ASSERT_FATAL((x = strstr(l, " to=")) && sscanf(x, " to=%llu", &id) == 1);
+            CU_ASSERT_FATAL(tail - head < 2); /* double-buffered: two in flight at most */
+            fifo[tail++ % 64] = id;
+        } else if ((size_t)(eol - l) > strlen(mn) &&
+                   !strncmp(eol + 1 - strlen(mn), mn, strlen(mn))) {
+            CU_ASSERT_FATAL((x = strstr(l, " id=")) && sscanf(x, " id=%llu", &id) == 1);
+            CU_ASSERT_FATAL(head < tail);
+            CU_ASSERT_EQUAL(fifo[head++ % 64], id);
+        }
+    }
+    CU_ASSERT_EQUAL(head, tail);
+}
+
+/* gen kernel --op attention --causal, seq 512 x 512, blocks 128, d 128, bf16, worked out by
+ * hand: Pallas's kernel runs K/V block c of Q block r when (r + 1) 128 - 1 > c 128, blocks 0 to
+ * r, so 1 + 2 + 3 + 4 = 10 of the 16 steps (S = 10, B = 4 Q blocks). Per computed step dma.k
+ * and dma.v (32 KiB each), mxu.q, mxu.k, softmax.p, mxu.p, mxu.v and qk, pv; per Q block dma.q,
+ * acc.out and writeback (32 KiB each). Replayed on tpu-v5e it peaks at the header's closed
+ * form, the non-causal one (the buffers are the same, only fewer steps). */
+static void test_attention_causal(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    const char *path = gen_file("causal", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    const uint64_t tile = 128 * 128 * 2;
+    uint64_t hbm = 4 * 512 * 128 * 2, vmem = 2 * 4 * tile + tile + 2 * (16 * 8 * 128 * 4);
+    uint64_t acc = 2 * 128 * 128 * 4;
+    CU_ASSERT_EQUAL(p.live[0], hbm);
+    CU_ASSERT_EQUAL(p.live[1], vmem);
+    CU_ASSERT_EQUAL(p.live[3], acc);
+    for (int i = 0; i < p.n; i++)
+        CU_ASSERT_EQUAL(p.end_live[i], 0);
+    char *text = tu_slurp(path, NULL), want[256];
+    CU_ASSERT_FATAL(text != NULL);
+    unsigned long long h_hbm = 0, h_vmem = 0, h_acc = 0;
+    const char *ph = strstr(text, "\n# peak live bytes: hbm ");
+    CU_ASSERT_FATAL(ph && sscanf(ph, "\n# peak live bytes: hbm %llu (Q, K, V, O), vmem %llu (",
+                                 &h_hbm, &h_vmem) == 2);
+    const char *pa = strstr(ph, "), accumulator ");
+    CU_ASSERT_FATAL(pa && sscanf(pa, "), accumulator %llu (", &h_acc) == 1);
+    CU_ASSERT_EQUAL(h_hbm, p.live[0]);
+    CU_ASSERT_EQUAL(h_vmem, p.live[1]);
+    CU_ASSERT_EQUAL(h_acc, p.live[3]);
+    CU_ASSERT(strstr(text, "\n# causal: 10 of 16 K/V steps computed, the blocks above the "
+                           "diagonal neither fetched nor computed\n") != NULL);
+    CU_ASSERT(strstr(text, " --block-kv 128 --causal --dtype bf16 ") != NULL);
+    const int S = 10, B = 4;
+    CU_ASSERT_EQUAL(count_lines(text, "alloc"), 13 + 3 * B + S);
+    CU_ASSERT_EQUAL(count_lines(text, "free"), 13 + 3 * B + S);
+    CU_ASSERT_EQUAL(count_lines(text, "transfer"), 7 * S + 3 * B);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 2 * S);
+    CU_ASSERT_EQUAL(count_lines(text, "record"), 2 * S + 2 * B);
+    CU_ASSERT_EQUAL(count_lines(text, "wait"), (S - 2) + S + (B - 2) + B);
+    static const struct {
+        const char *name;
+        int n;
+        uint64_t bytes;
+    } x[] = {{"dma.q", B, B * tile},   {"dma.k", S, S * tile},      {"dma.v", S, S * tile},
+             {"mxu.q", S, S * tile},   {"mxu.k", S, S * tile},      {"softmax.p", S, S * tile},
+             {"mxu.p", S, S * tile},   {"mxu.v", S, S * tile},      {"acc.out", B, B * tile},
+             {"writeback", B, B * tile}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(x); i++) {
+        int n;
+        CU_ASSERT_EQUAL(xfer_bytes(text, x[i].name, &n), x[i].bytes);
+        CU_ASSERT_EQUAL(n, x[i].n);
+    }
+    fetched_then_used(text, "dma.k", "mxu.k");
+    fetched_then_used(text, "dma.v", "mxu.v");
+    free(text);
+    /* the summary of amsim run: 2S + B copies of 32 KiB from hbm into vmem, 2S computes */
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "hbm>vmem           768.00 KiB         24 "));
+    CU_ASSERT(out && strstr(out, ", 82 transfers, 20 compute operations"));
+    free(out);
+
+    /* seq_q != seq_kv: the diagonal from the top left, as the kernel's mask (column <= row):
+     * 256 rows of Q over 512 of K/V compute blocks 0 and 0-1 per head, 3 of 8; 512 over 128
+     * (blocks of 32) every block, 16 of 16. A block whose bottom-left corner is on the
+     * diagonal is skipped as the kernel's strict test skips it (one score unmasked): blocks
+     * 2 x 3 over 6 x 6 compute 1, 1 (3 > 3 fails for block 1) and 2, 4 of 6 */
+    static const struct {
+        uint64_t heads, seq_q, seq_kv, block_q, block_kv, steps;
+        const char *want;
+    } c[] = {{2, 256, 512, 128, 128, 6, "\n# causal: 6 of 16 K/V steps computed"},
+             {1, 512, 128, 128, 32, 16, "\n# causal: 16 of 16 K/V steps computed"},
+             {1, 6, 6, 2, 3, 4, "\n# causal: 4 of 6 K/V steps computed"}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        o.heads = c[i].heads, o.seq_q = c[i].seq_q, o.seq_kv = c[i].seq_kv;
+        o.block_q = c[i].block_q, o.block_kv = c[i].block_kv;
+        path = gen_file("causal2", g_kernel, &o);
+        CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+        text = tu_slurp(path, NULL);
+        CU_ASSERT_FATAL(text != NULL);
+        CU_ASSERT(strstr(text, c[i].want) != NULL);
+        int n;
+        xfer_bytes(text, "dma.k", &n);
+        CU_ASSERT_EQUAL((uint64_t)n, c[i].steps);
+        fetched_then_used(text, "dma.k", "mxu.k");
+        snprintf(want, sizeof want, "\n# peak live bytes: hbm %llu ",
+                 (unsigned long long)p.live[0]);
+        CU_ASSERT(strstr(text, want) != NULL);
+        free(text);
+    }
+}
+
+/* Without --causal (and with --vpu-tflops 0, its default) the traces are byte for byte what
+ * they were before them: FNV-1a of two traces the binary before them wrote. */
+static void test_attention_default_bytes(void)
+{
+    static const struct {
+        const char *args;
+        size_t len;
+        uint64_t fnv;
+    } c[] = {{"--op attention", 42585, 0xf8dc3c25324418bcu},
+             {"--op attention --heads 2 --seq-q 256 --seq-kv 384 --block-q 64 --block-kv 128 "
+              "--dtype fp32 --seed 3", 18485, 0xa2618db1ccc768e7u},
+             {"--op attention --vpu-tflops 0", 42585, 0xf8dc3c25324418bcu}};
+    char args[1024], path[600];
+    snprintf(path, sizeof path, "%s/default_bytes.trace", tu_tmpdir());
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        snprintf(args, sizeof args, "gen kernel %s -o '%s'", c[i].args, path);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        size_t len = 0;
+        uint64_t h = fnv_file(path, &len);
+        CU_ASSERT_EQUAL(len, c[i].len);
+        CU_ASSERT_EQUAL(h, c[i].fnv);
+        if (len != c[i].len || h != c[i].fnv)
+            fprintf(stderr, "\n  gen kernel %s: %zu bytes, FNV-1a %llx\n", c[i].args, len,
+                    (unsigned long long)h);
+    }
+    /* gen_kernel called with --op matmul and an attention option refuses it too */
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.causal = 1;
+    am_error err = {0};
+    FILE *f = fopen("/dev/null", "w");
+    CU_ASSERT(gen_kernel(&o, f, &err) == -1 && err.status == AM_EINPUT);
+    CU_ASSERT(strcmp(err.msg, "gen kernel: --causal is an option of --op attention, not of --op "
+                              "matmul") == 0);
+    o.causal = 0;
+    o.vpu_tflops = 1;
+    CU_ASSERT(gen_kernel(&o, f, &err) == -1 && err.status == AM_EINPUT);
+    CU_ASSERT(strcmp(err.msg, "gen kernel: --vpu-tflops is an option of --op attention, not of "
+                              "--op matmul") == 0);
+    fclose(f);
+}
+
+/* --vpu-tflops X charges the softmax's elementwise work, 4 operations per score (max,
+ * subtract, exp, sum), as a compute named softmax on stream 0 right after qk, before P goes to
+ * vmem and pv: 4 x 128 x 128 / 3 ps = 21845.33, 21845 ps, once per computed step (10 with
+ * --causal over 512 x 512); 4 x 64 x 32 / 0.5 = 16384 ps exactly. The header names it. */
+static void test_attention_softmax(void)
+{
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    o.jitter = 0;
+    o.vpu_tflops = 3;
+    char *text = tu_slurp(gen_file("softmax", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 3 * 10);
+    int n = 0;
+    for (const char *l = text; (l = strstr(l, " name=qk\ncompute 21845 name=softmax\ntransfer "
+                                              "accumulator vmem 32768 ")) != NULL; l++)
+        n++;
+    CU_ASSERT_EQUAL(n, 10);
+    CU_ASSERT(strstr(text, " --mfu 0.8 --vpu-tflops 3 --jitter 0 --seed 1\n") != NULL);
+    free(text);
+    o.causal = 0, o.seq_q = 128, o.seq_kv = 64, o.block_q = 64, o.block_kv = 32;
+    o.vpu_tflops = 0.5;
+    text = tu_slurp(gen_file("softmax2", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    n = 0;
+    for (const char *l = text; (l = strstr(l, "\ncompute 16384 name=softmax\n")) != NULL; l++)
+        n++;
+    CU_ASSERT_EQUAL(n, 4);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 3 * 4);
+    free(text);
+}
+
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
  * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
  * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
@@ -900,6 +1139,25 @@ static void test_bad_options(void)
         {"kernel --op attention --seq-q 65536 --seq-kv 65536 --block-q 16 --block-kv 16",
          "gen kernel: --heads x (--seq-q / --block-q) x (--seq-kv / --block-kv) is 16777216 "
          "tile steps, more than 10^7\n"},
+        /* --causal and --vpu-tflops: attention's, in range; the step bound counts the
+         * computed steps (98304 / 16 = 6144 Q blocks: 6144 x 6145 / 2 of them) */
+        {"kernel --causal", "gen kernel: --causal is an option of --op attention, not of --op "
+         "matmul\n"},
+        {"kernel --op matmul --vpu-tflops 2", "gen kernel: --vpu-tflops is an option of --op "
+         "attention, not of --op matmul\n"},
+        {"kernel --op attention --vpu-tflops -1", "gen kernel: --vpu-tflops -1 is out of range (0 "
+         "(not charged) or above)\n"},
+        {"kernel --op attention --vpu-tflops -0", "gen kernel: --vpu-tflops -0 is out of range (0 "
+         "(not charged) or above)\n"},
+        {"kernel --op attention --vpu-tflops 1e-20 --jitter 0", "gen kernel: a duration or "
+         "arrival time comes to 2^63 ps (about 107 days) or more: raise --tflops, --mfu or "
+         "--vpu-tflops, or lower --seq-q, --seq-kv or --head-dim\n"},
+        {"kernel --op attention --causal --seq-q 4 --seq-kv 4 --block-q 1 --block-kv 1",
+         "gen kernel: --causal with --block-q 1: Pallas's kernel computes no K/V block of the "
+         "first row (its test (r + 1) x --block-q - 1 > c x --block-kv never holds for it)\n"},
+        {"kernel --op attention --causal --seq-q 98304 --seq-kv 98304 --block-q 16 --block-kv 16",
+         "gen kernel: --causal: --heads x the K/V blocks on or below the diagonal come to more "
+         "than 10^7 tile steps\n"},
         {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
          "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
     };
@@ -1068,6 +1326,11 @@ void suite_gen(void)
              {"serve frees every KV cache", test_serve_frees},
              {"kernel double buffers", test_kernel_buffers},
              {"attention peaks at its closed form, with its event counts", test_attention_buffers},
+             {"causal attention: 10 of 16 blocks, fetched then used, peaks as stated",
+              test_attention_causal},
+             {"attention without --causal: the bytes it wrote before",
+              test_attention_default_bytes},
+             {"--vpu-tflops: the softmax's compute, exact to the ps", test_attention_softmax},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
