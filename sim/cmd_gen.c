@@ -75,7 +75,7 @@ static const gen_opt serve_opts[] = {
 
 #define KO(f) offsetof(gen_kernel_opts, f)
 static const gen_opt kernel_opts[] = {
-    {"op", GO_STR, KO(op), "", "matmul | attention (FlashAttention forward, per head)"},
+    {"op", GO_STR, KO(op), "", "matmul | attention | attention-bwd (FlashAttention fwd, bwd)"},
     {"m", GO_U64, KO(m), "elements", "matmul: rows of A and C"},
     {"n", GO_U64, KO(n), "elements", "matmul: columns of B and C"},
     {"k", GO_U64, KO(k), "elements", "matmul: columns of A, rows of B"},
@@ -99,7 +99,8 @@ static const gen_opt kernel_opts[] = {
 #undef KO
 
 /* The kernel options of one --op: given with the other op they are a usage error, not options
- * silently ignored. The others (--op, --dtype, --tflops, ...) belong to both. */
+ * silently ignored. The others (--op, --dtype, --tflops, ...) belong to both. "attention"
+ * names both attention ops, forward and backward (op_family). */
 static const struct op_opt {
     const char *name, *op;
 } op_opts[] = {{"m", "matmul"},          {"n", "matmul"},         {"k", "matmul"},
@@ -107,6 +108,12 @@ static const struct op_opt {
                {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
                {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"},
                {"causal", "attention"},  {"vpu-tflops", "attention"}};
+
+/* The family of options --op OP takes: attention-bwd takes the forward's. */
+static const char *op_family(const char *op)
+{
+    return strcmp(op, "attention-bwd") ? op : "attention";
+}
 
 /* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds). */
 static const char *op_of(const char *kind, const char *name)
@@ -184,8 +191,8 @@ static void gen_usage_main(FILE *f)
                "kinds:\n"
                "  train    training steps of a decoder-only transformer (Adam, data parallel)\n"
                "  serve    LLM inference: Poisson arrivals, growing KV caches\n"
-               "  kernel   tiled TPU matmul or (--op attention) FlashAttention forward,\n"
-               "           HBM -> VMEM -> accumulator, double-buffered\n"
+               "  kernel   tiled TPU matmul or (--op attention, attention-bwd) FlashAttention\n"
+               "           forward or backward, HBM -> VMEM -> accumulator, double-buffered\n"
                "  -o, --out OUT   the trace written (\"-\": standard output; required)\n"
                "options: amsim gen KIND --help\n");
 }
@@ -220,9 +227,12 @@ static const char *gen_limits(const char *kind)
            "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
            "  (--heads x Q blocks x K/V blocks; with --causal those computed); Q, K, V, O,\n"
            "  their sum (hbm's peak) and the tiles at most 4 EiB; --vpu-tflops 0 (softmax not\n"
-           "  charged) or above; --causal not with --block-q 1.\n"
-           "  The matmul's options (--m ... --tk) are refused with --op attention, and the\n"
-           "  attention's (--seq-q ... --vpu-tflops) with --op matmul";
+           "  charged) or above; --causal not with --block-q 1. attention-bwd: the same, its\n"
+           "  two kernels' steps together at most 10^7, Q, K, V, O, dO, dQ, dK, dV, l, m, di\n"
+           "  together (hbm's peak) at most 4 EiB; --causal not with --seq-kv at least --seq-q\n"
+           "  + --block-kv - 1 (a K/V block with no row below the diagonal).\n"
+           "  The matmul's options (--m ... --tk) are refused with --op attention and\n"
+           "  attention-bwd, and the attention's (--seq-q ... --vpu-tflops) with --op matmul";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -370,12 +380,12 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     for (int k = 0; table[k].name; k++)
         if (!strcmp(table[k].name, "op"))
             memcpy(&op, (const char *)opts_struct + table[k].off, sizeof op);
-    if (op && strcmp(op, "matmul") && strcmp(op, "attention"))
-        op = NULL; /* an unknown op is the generator's error ("expected matmul or attention"),
+    if (op && strcmp(op, "matmul") && strcmp(op, "attention") && strcmp(op, "attention-bwd"))
+        op = NULL; /* an unknown op is the generator's error ("expected matmul, attention ..."),
                     * not the options' */
     for (int k = 0; op && table[k].name; k++) {
         const char *of = op_of(kind, table[k].name);
-        if (given[k] && of && strcmp(of, op)) {
+        if (given[k] && of && strcmp(of, op_family(op))) {
             am_msg("amsim gen %s: --%s is an option of --op %s, not of --op %s\n", kind,
                    table[k].name, of, op);
             return 1;

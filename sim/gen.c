@@ -78,7 +78,8 @@
  *   tpu-v5e.yaml). With op "attention" it is a FlashAttention forward pass on the same levels
  *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks), with
  *   causal=True's block skipping (attn_runs) and the softmax's VPU time (ATTN_SOFTMAX_OPS) as
- *   options. */
+ *   options; with op "attention-bwd" the backward's two kernels, dkv then dq (see
+ *   gen_attention_bwd, and attention_bwd_check for its closed-form peaks). */
 #include "gen.h"
 #include "units.h"
 
@@ -1080,6 +1081,7 @@ void gen_kernel_defaults(gen_kernel_opts *o)
 }
 
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err);
+static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err);
 
 /* The options both kernels take: the dtype and the compute model's reals. */
 static void ck_kernel_common(gcheck *c, const gen_kernel_opts *o)
@@ -1128,9 +1130,12 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
     if (o->op && !strcmp(o->op, "attention"))
         return gen_attention(o, f, err);
+    if (o->op && !strcmp(o->op, "attention-bwd"))
+        return gen_attention_bwd(o, f, err);
+    /* until 2026-11-28 "(expected matmul or attention)" */
     if (o->op && strcmp(o->op, "matmul"))
-        return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul or attention)",
-                       o->op);
+        return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul, attention or "
+                       "attention-bwd)", o->op);
     /* the command line refuses them first (cmd_gen.c, op_opts); a caller of gen_kernel too */
     if (o->causal || o->vpu_tflops != 0)
         return am_fail(err, AM_EINPUT, "gen kernel: --%s is an option of --op attention, not of "
@@ -1484,6 +1489,412 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_free(&g, V);
     g_free(&g, K);
     g_free(&g, Q);
+    return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
+                    "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
+                    "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
+                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
+}
+
+/* ==== kernel --op attention-bwd ==== */
+
+/* The backward's buffers and step counts (see gen_attention_bwd): the forward's tiles (a.q_tile
+ * for a Q, dO or dQ tile, a.kv_tile for K, V, dK or dV, a.p_tile for P or dS, a.stat for a
+ * padded block of l, m or di, a.scores for S or dP) and a.steps, the (Q block, K/V block)
+ * pairs computed, which both kernels compute (the same test decides them), plus: */
+typedef struct bwd_sizes {
+    attn_sizes a;
+    uint64_t lm;               /* l, m or di on hbm: heads x seq_q x 128 fp32 words */
+    uint64_t row;              /* a block of l, m or di as DMA'd: block_q x 128 x 4 bytes */
+    uint64_t kv_acc, q_acc;    /* fp32 scratch: dK or dV block_kv x d x 4, dQ block_q x d x 4 */
+    uint64_t hbm;              /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
+    uint64_t vmem_dkv, vmem_dq, vmem; /* each kernel's vmem peak, and the larger */
+    uint64_t acc_dkv, acc_dq, accum;  /* each kernel's accumulator peak, and the larger */
+} bwd_sizes;
+
+/* VPU operations per score (--vpu-tflops) in Pallas's backward kernels, both the same: P is
+ * recomputed, exp(S - m) x (1 / l), 3 (subtract, exponentiate, multiply: 1 / l is per row),
+ * and dS = (dP - di) x P, 2. Not counted, as in the forward: a sm_scale other than 1, the
+ * causal mask, the casts of P and dS to the dtype, and the += of each product into its fp32
+ * scratch (per output element, not per score). */
+#define ATTN_BWD_P_OPS 3.0
+#define ATTN_BWD_DS_OPS 2.0
+
+/* The first Q block the dkv kernel computes for K/V block c of a head: 0 without --causal;
+ * with it the smallest r with (r + 1) block_q - 1 > c block_kv (the test attn_runs applies
+ * from the other side), floor((c block_kv + 1) / block_q). The blocks from there to the last
+ * run: for a K/V block the computed Q blocks are a suffix. */
+static uint64_t bwd_first_q(const gen_kernel_opts *o, uint64_t c)
+{
+    return o->causal ? (c * o->block_kv + 1) / o->block_q : 0; /* c block_kv < seq_kv */
+}
+
+/* attention_check's checks and sizes, then the backward's own: its buffers within 4 EiB, its
+ * two kernels' steps together at most 10^7, and with --causal every K/V block computing at
+ * least one Q block. */
+static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error *err)
+{
+    if (attention_check(o, &z->a, err))
+        return -1;
+    const attn_sizes *a = &z->a;
+    if ((double)a->steps * 2 > 1e7)
+        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
+                       "2 x %" PRIu64 " tile steps, more than 10^7", a->steps);
+    /* the last K/V block's corner column (nkv - 1) block_kv at or past row seq_q - 1: no Q
+     * block runs it, and the kernel writes its dK and dV as zeros without computing, which the
+     * trace does not model (nor the dq kernel's fetch of the head's K/V block 0 for nothing
+     * that comes with it in the forward's case) */
+    if (o->causal && o->seq_kv - o->block_kv + 1 >= o->seq_q)
+        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd --causal: --seq-kv %" PRIu64
+                       " is at least --seq-q + --block-kv - 1 (%" PRIu64 " + %" PRIu64 " - 1): "
+                       "the last K/V block has no row below the diagonal, which the trace does "
+                       "not model", o->seq_kv, o->seq_q, o->block_kv);
+    gcheck c = {"gen kernel", err, 0, 0};
+    uint64_t hd = o->head_dim;
+    z->lm = ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), 128 * 4);
+    z->hbm = ck_add(&c, ck_add(&c, ck_mul(&c, a->qo, 4), ck_mul(&c, a->kv, 4)),
+                    ck_mul(&c, z->lm, 3));
+    if (ck_bytes(&c, z->hbm, "Q, K, V, O, dO, dQ, dK, dV, l, m and di together on hbm (4 x "
+                 "--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x --heads "
+                 "x --seq-q x 512)"))
+        return -1;
+    /* within the forward's sizes: a block of l, m or di is block_q x 512 bytes, the fp32
+     * scratch twice a tile in the dtype at most */
+    z->row = o->block_q * 128 * 4;
+    z->kv_acc = o->block_kv * hd * 4;
+    z->q_acc = o->block_q * hd * 4;
+    /* dkv: Q, dO, l, m, di twice (per Q step), K, V twice (per K/V block), P, dS, the dK and dV
+     * scratch, dK and dV out tiles twice */
+    z->vmem_dkv = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 4), ck_mul(&c, a->stat, 6)),
+                         ck_add(&c, ck_mul(&c, a->kv_tile, 8),
+                                ck_add(&c, ck_mul(&c, a->p_tile, 2), ck_mul(&c, z->kv_acc, 2))));
+    /* dq: Q, dO, l, m, di twice (per Q block), K, V twice (per step), P, dS, the dQ scratch,
+     * dQ out tiles twice */
+    z->vmem_dq = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 6), ck_mul(&c, a->stat, 6)),
+                        ck_add(&c, ck_mul(&c, a->kv_tile, 4),
+                               ck_add(&c, ck_mul(&c, a->p_tile, 2), z->q_acc)));
+    if (ck_bytes(&c, AM_MAX(z->vmem_dkv, z->vmem_dq), "the backward's vmem tiles"))
+        return -1;
+    z->vmem = AM_MAX(z->vmem_dkv, z->vmem_dq);
+    /* one result at a time: S, a dV product, dP, a dK product (dkv); S, dP, a dQ product (dq) */
+    z->acc_dkv = AM_MAX(a->scores, z->kv_acc);
+    z->acc_dq = AM_MAX(a->scores, z->q_acc);
+    z->accum = AM_MAX(z->acc_dkv, z->acc_dq);
+    return 0;
+}
+
+/* The hbm buffers both kernels read or write. */
+typedef struct bwd_hbm {
+    uint64_t Q, K, V, O, dO, l, m, di, dQ, dK, dV;
+} bwd_hbm;
+
+/* The VPU's work on a score tile (--vpu-tflops; none at 0). */
+static void bwd_vpu(gctx *g, const gen_kernel_opts *o, double ops, const char *name)
+{
+    if (o->vpu_tflops > 0)
+        g_compute(g, g_dur(g, ops / o->vpu_tflops * g_jitter(g)), 0, "%s", name);
+}
+
+/* A matmul on the MXU: its result tile in the accumulator, the operands copied in from vmem,
+ * the compute, then (into, when not 0) the result added into a vmem buffer, or (into 0) left
+ * in the accumulator for the caller. Returns the result's id. */
+static uint64_t bwd_mxu(gctx *g, uint64_t bytes, uint64_t a, uint64_t a_bytes, const char *an,
+                        uint64_t b, uint64_t b_bytes, const char *bn, double flops,
+                        const char *name)
+{
+    uint64_t r = g_alloc(g, bytes, "accumulator", 0, "%s", name);
+    g_xfer(g, "vmem", "accumulator", a_bytes, 0, a, r, an);
+    g_xfer(g, "vmem", "accumulator", b_bytes, 0, b, r, bn);
+    g_compute(g, g_flops_ps(g, flops), 0, "%s", name);
+    return r;
+}
+
+/* The vmem buffers of a Q block's operands, double-buffered: Q, dO, l, m and di. */
+typedef struct bwd_qbufs {
+    uint64_t q[2], dO[2], l[2], m[2], di[2];
+} bwd_qbufs;
+
+static void bwd_qalloc(gctx *g, const bwd_sizes *z, bwd_qbufs *b, int i)
+{
+    b->q[i] = g_alloc(g, z->a.q_tile, "vmem", 0, "q_tile%d", i);
+    b->dO[i] = g_alloc(g, z->a.q_tile, "vmem", 0, "do_tile%d", i);
+    b->l[i] = g_alloc(g, z->a.stat, "vmem", 0, "l_tile%d", i);
+    b->m[i] = g_alloc(g, z->a.stat, "vmem", 0, "m_tile%d", i);
+    b->di[i] = g_alloc(g, z->a.stat, "vmem", 0, "di_tile%d", i);
+}
+
+static void bwd_qfree(gctx *g, const bwd_qbufs *b, int i)
+{
+    g_free(g, b->di[i]);
+    g_free(g, b->m[i]);
+    g_free(g, b->l[i]);
+    g_free(g, b->dO[i]);
+    g_free(g, b->q[i]);
+}
+
+/* One Q block's operands into buffer set sl, on stream 1. */
+static void bwd_qload(gctx *g, const bwd_sizes *z, const bwd_hbm *h, const bwd_qbufs *b, int sl)
+{
+    g_xfer(g, "hbm", "vmem", z->a.q_tile, 1, h->Q, b->q[sl], "dma.q");
+    g_xfer(g, "hbm", "vmem", z->a.q_tile, 1, h->dO, b->dO[sl], "dma.do");
+    g_xfer(g, "hbm", "vmem", z->row, 1, h->l, b->l[sl], "dma.l");
+    g_xfer(g, "hbm", "vmem", z->row, 1, h->m, b->m[sl], "dma.m");
+    g_xfer(g, "hbm", "vmem", z->row, 1, h->di, b->di[sl], "dma.di");
+}
+
+/* The dkv kernel (Pallas's _flash_attention_bwd_dkv): grid (head, K/V block c, Q block r),
+ * Q innermost. Per K/V block the K and V tiles come once and dK, dV accumulate in fp32 vmem
+ * scratch; per computed step the Q, dO, l, m and di blocks come (double-buffered as the
+ * forward's K and V), and it computes S = Q K^T, P = exp(S - m) / l, dV += P^T dO, dP = dO V^T,
+ * dS = (dP - di) P, dK += dS^T Q: four matmuls of 2 block_q block_kv d FLOPs. At the K/V
+ * block's end the scratch, cast to the dtype by the VPU (no copy), goes out to dK and dV from
+ * double-buffered out tiles on stream 2. With --causal the steps are those bwd_first_q starts,
+ * and where it skips some, the copies Pallas's pipeline makes for them are in the trace too
+ * (skip.*): the Q, dO and di index map names Q block 0 for a skipped step (fetched once, the
+ * previous step having named the last one), and the l and m map names the step's own block,
+ * so they are fetched on every skipped step; all go before the first computed step's. */
+static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const bwd_hbm *h)
+{
+    const attn_sizes *a = &z->a;
+    uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
+    fputs("# kernel dkv: grid (head, K/V block, Q block)\n", g->f);
+    bwd_qbufs b;
+    uint64_t vk[2], vv[2], vdk[2], vdv[2];
+    for (int i = 0; i < 2; i++) {
+        bwd_qalloc(g, z, &b, i);
+        vk[i] = g_alloc(g, a->kv_tile, "vmem", 0, "k_tile%d", i);
+        vv[i] = g_alloc(g, a->kv_tile, "vmem", 0, "v_tile%d", i);
+        vdk[i] = g_alloc(g, a->kv_tile, "vmem", 0, "dk_tile%d", i);
+        vdv[i] = g_alloc(g, a->kv_tile, "vmem", 0, "dv_tile%d", i);
+    }
+    uint64_t vp = g_alloc(g, a->p_tile, "vmem", 0, "p_tile");
+    uint64_t vds = g_alloc(g, a->p_tile, "vmem", 0, "ds_tile");
+    uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0}, dk = 0, dv = 0;
+    double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of the 4 matmuls */
+    double scores = (double)bq * (double)bkv;
+    g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[0], "dma.k");
+    g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[0], "dma.v");
+    bwd_qload(g, z, h, &b, 0);
+    ev_load[0] = g_record(g, 1);
+    /* s counts computed steps; blk is the K/V block (over all heads), i its step */
+    uint64_t blk = 0, i = 0;
+    for (uint64_t s = 0; s < steps && !g->clock_over && !g->too_long; s++) {
+        int last = bwd_first_q(o, blk % a->nkv) + i + 1 == a->nq; /* the K/V block's last step */
+        int slot = (int)(s & 1), ks = (int)(blk & 1);
+        if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
+            if (s >= 1)
+                g_wait(g, ev_comp_prev, 1); /* step s-1 (and K/V block blk-1) is done with them */
+            if (last) {
+                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[!ks], "dma.k");
+                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[!ks], "dma.v");
+                uint64_t skipped = bwd_first_q(o, (blk + 1) % a->nkv);
+                if (skipped) { /* Q, dO, di block 0 once, l and m per skipped step */
+                    g_xfer(g, "hbm", "vmem", a->q_tile, 1, h->Q, b.q[!slot], "skip.q");
+                    g_xfer(g, "hbm", "vmem", a->q_tile, 1, h->dO, b.dO[!slot], "skip.do");
+                    g_xfer(g, "hbm", "vmem", z->row, 1, h->di, b.di[!slot], "skip.di");
+                }
+                for (uint64_t r = 0; r < skipped; r++) {
+                    g_xfer(g, "hbm", "vmem", z->row, 1, h->l, b.l[!slot], "skip.l");
+                    g_xfer(g, "hbm", "vmem", z->row, 1, h->m, b.m[!slot], "skip.m");
+                }
+            }
+            bwd_qload(g, z, h, &b, !slot);
+            ev_load[!slot] = g_record(g, 1);
+        }
+        if (i == 0) { /* the K/V block's fp32 scratch */
+            dk = g_alloc(g, z->kv_acc, "vmem", 0, "dk_acc.b%" PRIu64, blk);
+            dv = g_alloc(g, z->kv_acc, "vmem", 0, "dv_acc.b%" PRIu64, blk);
+        }
+        g_wait(g, ev_load[slot], 0);
+        uint64_t S = bwd_mxu(g, a->scores, b.q[slot], a->q_tile, "mxu.q", vk[ks], a->kv_tile,
+                             "mxu.k", flops, "qk");
+        bwd_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
+        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
+        g_free(g, S);
+        uint64_t r = bwd_mxu(g, z->kv_acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
+                             "mxu.do", flops, "dv");
+        g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dv, "acc.dv");
+        g_free(g, r);
+        uint64_t dP = bwd_mxu(g, a->scores, b.dO[slot], a->q_tile, "mxu.do", vv[ks], a->kv_tile,
+                              "mxu.v", flops, "dp");
+        bwd_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
+        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
+        g_free(g, dP);
+        r = bwd_mxu(g, z->kv_acc, vds, a->p_tile, "mxu.ds", b.q[slot], a->q_tile, "mxu.q", flops,
+                    "dk");
+        g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dk, "acc.dk");
+        g_free(g, r);
+        ev_comp_prev = g_record(g, 0);
+        if (last) { /* K/V block done: the scratch, cast, out to dK and dV */
+            if (blk >= 2)
+                g_wait(g, ev_wb[ks], 0);
+            g_free(g, dv);
+            g_free(g, dk);
+            g_join(g, 0, 2);
+            g_xfer(g, "vmem", "hbm", a->kv_tile, 2, vdk[ks], h->dK, "writeback.dk");
+            g_xfer(g, "vmem", "hbm", a->kv_tile, 2, vdv[ks], h->dV, "writeback.dv");
+            ev_wb[ks] = g_record(g, 2);
+            blk++, i = 0;
+        } else {
+            i++;
+        }
+    }
+    fputs("sync\n", g->f); /* the next kernel's buffers take these' place */
+    g_free(g, vds);
+    g_free(g, vp);
+    for (int k = 1; k >= 0; k--) {
+        g_free(g, vdv[k]);
+        g_free(g, vdk[k]);
+        g_free(g, vv[k]);
+        g_free(g, vk[k]);
+        bwd_qfree(g, &b, k);
+    }
+}
+
+/* The dq kernel (Pallas's _flash_attention_bwd_dq): grid (head, Q block r, K/V block c), K/V
+ * innermost, as the forward's. Per Q block the Q, dO, l, m and di blocks come once and dQ
+ * accumulates in fp32 vmem scratch; per computed step the K and V tiles come (double-buffered
+ * as the forward's), and it computes S = Q K^T, P, dP = dO V^T, dS = (dP - di) P and
+ * dQ += dS K: three matmuls of 2 block_q block_kv d FLOPs. At the Q block's end the scratch,
+ * cast by the VPU, goes out to dQ. With --causal its steps are the forward's (attn_runs), and
+ * its K/V index map, as the forward's, names block 0 for a skipped step: no copy. */
+static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const bwd_hbm *h)
+{
+    const attn_sizes *a = &z->a;
+    uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
+    fputs("# kernel dq: grid (head, Q block, K/V block)\n", g->f);
+    bwd_qbufs b;
+    uint64_t vk[2], vv[2], vdq[2];
+    for (int i = 0; i < 2; i++) {
+        bwd_qalloc(g, z, &b, i);
+        vk[i] = g_alloc(g, a->kv_tile, "vmem", 0, "k_tile%d", i);
+        vv[i] = g_alloc(g, a->kv_tile, "vmem", 0, "v_tile%d", i);
+        vdq[i] = g_alloc(g, a->q_tile, "vmem", 0, "dq_tile%d", i);
+    }
+    uint64_t vp = g_alloc(g, a->p_tile, "vmem", 0, "p_tile");
+    uint64_t vds = g_alloc(g, a->p_tile, "vmem", 0, "ds_tile");
+    uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0}, dq = 0;
+    double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of the 3 matmuls */
+    double scores = (double)bq * (double)bkv;
+    bwd_qload(g, z, h, &b, 0);
+    g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[0], "dma.k");
+    g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[0], "dma.v");
+    ev_load[0] = g_record(g, 1);
+    uint64_t blk = 0, j = 0; /* the Q block (over all heads), its step */
+    for (uint64_t s = 0; s < steps && !g->clock_over && !g->too_long; s++) {
+        int last = j + 1 == attn_runs(o, a, blk % a->nq);
+        int slot = (int)(s & 1), qs = (int)(blk & 1);
+        if (s + 1 < steps) {
+            if (s >= 1)
+                g_wait(g, ev_comp_prev, 1);
+            if (last)
+                bwd_qload(g, z, h, &b, !qs);
+            g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[!slot], "dma.k");
+            g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[!slot], "dma.v");
+            ev_load[!slot] = g_record(g, 1);
+        }
+        if (j == 0)
+            dq = g_alloc(g, z->q_acc, "vmem", 0, "dq_acc.b%" PRIu64, blk);
+        g_wait(g, ev_load[slot], 0);
+        uint64_t S = bwd_mxu(g, a->scores, b.q[qs], a->q_tile, "mxu.q", vk[slot], a->kv_tile,
+                             "mxu.k", flops, "qk");
+        bwd_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
+        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
+        g_free(g, S);
+        uint64_t dP = bwd_mxu(g, a->scores, b.dO[qs], a->q_tile, "mxu.do", vv[slot], a->kv_tile,
+                              "mxu.v", flops, "dp");
+        bwd_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
+        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
+        g_free(g, dP);
+        uint64_t r = bwd_mxu(g, z->q_acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
+                             "mxu.k", flops, "dq");
+        g_xfer(g, "accumulator", "vmem", z->q_acc, 0, r, dq, "acc.dq");
+        g_free(g, r);
+        ev_comp_prev = g_record(g, 0);
+        if (last) {
+            if (blk >= 2)
+                g_wait(g, ev_wb[qs], 0);
+            g_free(g, dq);
+            g_join(g, 0, 2);
+            g_xfer(g, "vmem", "hbm", a->q_tile, 2, vdq[qs], h->dQ, "writeback.dq");
+            ev_wb[qs] = g_record(g, 2);
+            blk++, j = 0;
+        } else {
+            j++;
+        }
+    }
+    fputs("sync\n", g->f);
+    g_free(g, vds);
+    g_free(g, vp);
+    for (int k = 1; k >= 0; k--) {
+        g_free(g, vdq[k]);
+        g_free(g, vv[k]);
+        g_free(g, vk[k]);
+        bwd_qfree(g, &b, k);
+    }
+}
+
+/* A FlashAttention backward pass as Pallas's TPU kernel runs it: the dkv kernel over every
+ * head, then the dq kernel over every head (two pallas_calls, one after the other). The inputs
+ * are the forward's Q, K, V, O and residuals l and m, dO, and di = rowsum(dO x O), which
+ * Pallas computes outside the kernels (with XLA) and passes in; l, m and di are broadcast to
+ * 128 fp32 lanes per row before the kernels, so each is heads x seq_q x 512 bytes on hbm.
+ * Pallas's block sizes of the backward (block_q_major, block_q, block_k_major, block_k of
+ * each kernel) are --block-q and --block-kv here: the inner loops over sub-blocks of a block
+ * move nothing and do the same FLOPs. */
+static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
+{
+    bwd_sizes z;
+    memset(&z, 0, sizeof z);
+    if (attention_bwd_check(o, &z, err))
+        return -1;
+    const attn_sizes *a = &z.a;
+    uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
+    gctx g;
+    g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
+    g_header(&g);
+    char tf[32], mf[32], ji[32];
+    fprintf(f, "# amsim gen kernel: --op attention-bwd --heads %" PRIu64 " --seq-q %" PRIu64
+            " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
+            PRIu64 "%s --dtype %s --tflops %s --mfu %s", o->heads, o->seq_q, o->seq_kv, hd, bq,
+            bkv, o->causal ? " --causal" : "", o->dtype, g_real(tf, o->tflops),
+            g_real(mf, o->mfu));
+    if (o->vpu_tflops > 0)
+        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
+    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
+    fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, O, dO, dQ %" PRIu64 " each + K, V, dK, "
+            "dV %" PRIu64 " each + l, m, di %" PRIu64 " each), vmem %" PRIu64 " (the larger of "
+            "dkv %" PRIu64 " and dq %" PRIu64 "), accumulator %" PRIu64 " (one result at a "
+            "time: S or dP %" PRIu64 ", dK or dV %" PRIu64 ", dQ %" PRIu64 ")\n", z.hbm, a->qo,
+            a->kv, z.lm, z.vmem, z.vmem_dkv, z.vmem_dq, z.accum, a->scores, z.kv_acc, z.q_acc);
+    fprintf(f, "# vmem dkv: 2 x (Q, dO tiles %" PRIu64 " + %" PRIu64 ", l, m, di %" PRIu64
+            " each, K, V, dK, dV tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dK, dV "
+            "fp32 scratch %" PRIu64 " each\n", a->q_tile, a->q_tile, a->stat, a->kv_tile,
+            a->p_tile, z.kv_acc);
+    fprintf(f, "# vmem dq: 2 x (Q, dO, dQ tiles %" PRIu64 " each, l, m, di %" PRIu64 " each, K, "
+            "V tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dQ fp32 scratch %" PRIu64 "\n",
+            a->q_tile, a->stat, a->kv_tile, a->p_tile, z.q_acc);
+    if (o->causal)
+        fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " steps computed per kernel, the blocks "
+                "above the diagonal not computed\n", a->steps, o->heads * a->nq * a->nkv);
+    fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
+    bwd_hbm h;
+    h.Q = g_alloc(&g, a->qo, "hbm", 0, "Q");
+    h.K = g_alloc(&g, a->kv, "hbm", 0, "K");
+    h.V = g_alloc(&g, a->kv, "hbm", 0, "V");
+    h.O = g_alloc(&g, a->qo, "hbm", 0, "O");
+    h.dO = g_alloc(&g, a->qo, "hbm", 0, "dO");
+    h.l = g_alloc(&g, z.lm, "hbm", 0, "l");
+    h.m = g_alloc(&g, z.lm, "hbm", 0, "m");
+    h.di = g_alloc(&g, z.lm, "hbm", 0, "di");
+    h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
+    h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
+    h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
+    bwd_dkv(&g, o, &z, &h);
+    if (!g.clock_over && !g.too_long)
+        bwd_dq(&g, o, &z, &h);
+    uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
+    for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
+        g_free(&g, ids[i]);
     return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
                     "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
                     "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "

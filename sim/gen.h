@@ -80,9 +80,10 @@ void gen_serve_defaults(gen_serve_opts *o);
 int gen_serve(const gen_serve_opts *o, FILE *f, am_error *err);
 
 /* ---- kernel: a tiled TPU matmul C[M,N] = A[M,K] B[K,N], double-buffered, or (--op
- * attention) a FlashAttention forward pass O = softmax(Q K^T) V per head ---- */
+ * attention) a FlashAttention forward pass O = softmax(Q K^T) V per head, or (--op
+ * attention-bwd) its backward, dQ, dK and dV, as Pallas's dkv then dq kernels ---- */
 typedef struct gen_kernel_opts {
-    const char *op;              /* "matmul" (the default) | "attention" */
+    const char *op;              /* "matmul" (the default) | "attention" | "attention-bwd" */
     uint64_t m, n, k;            /* matmul: matrix dimensions, elements */
     uint64_t tm, tn, tk;         /* matmul: tile dimensions, elements */
     uint64_t seq_q, seq_kv;      /* attention: rows of Q and O, of K and V */

@@ -632,6 +632,222 @@ static void test_attention_softmax(void)
     free(text);
 }
 
+/* The transfers of text named name: their count and bytes must be n and bytes. */
+static void want_xfers(const char *text, const char *name, int n, uint64_t bytes)
+{
+    int got;
+    uint64_t b = xfer_bytes(text, name, &got);
+    CU_ASSERT_EQUAL(got, n);
+    CU_ASSERT_EQUAL(b, bytes);
+    if (got != n || b != bytes)
+        fprintf(stderr, "\n  %s: %d copies of %llu bytes, expected %d of %llu", name, got,
+                (unsigned long long)b, n, (unsigned long long)bytes);
+}
+
+/* The header's three peaks ("# peak live bytes: hbm H (...), vmem V (...), accumulator A"). */
+static void header_peaks(const char *text, unsigned long long h[3])
+{
+    const char *ph = strstr(text, "\n# peak live bytes: hbm ");
+    CU_ASSERT_FATAL(ph && sscanf(ph, "\n# peak live bytes: hbm %llu (", &h[0]) == 1);
+    const char *pv = strstr(ph, "), vmem ");
+    CU_ASSERT_FATAL(pv && sscanf(pv, "), vmem %llu (", &h[1]) == 1);
+    const char *pa = strstr(pv, "), accumulator ");
+    CU_ASSERT_FATAL(pa && sscanf(pa, "), accumulator %llu (", &h[2]) == 1);
+}
+
+/* gen kernel --op attention-bwd, 1 head of 256 x 256, blocks 128, d 128, bf16, worked out by
+ * hand. Tiles (Q, dO, dQ, K, V, dK, dV, P, dS) 128 x 128 x 2 = 32 KiB; a block of l, m or di
+ * 128 x 128 fp32 = 64 KiB (16 padded (8, 128) tiles of 4 KiB); the fp32 scratch and the
+ * results (S, dP, the dK, dV and dQ products) 64 KiB. Both kernels compute 4 steps; dkv has
+ * 2 K/V blocks (K, V once each), dq 2 Q blocks (Q, dO, l, m, di once each).
+ * hbm: Q, O, dO, dQ, K, V, dK, dV 64 KiB each + l, m, di 256 x 512 = 128 KiB each = 896 KiB.
+ * vmem dkv: 2 x (Q, dO, K, V, dK, dV tiles) 384 KiB + 2 x (l, m, di) 384 KiB + P, dS 64 KiB
+ * + dK, dV scratch 128 KiB = 960 KiB; dq: 2 x (Q, dO, dQ, K, V) 320 KiB + 384 KiB + 64 KiB
+ * + dQ scratch 64 KiB = 832 KiB; peak the larger, 960 KiB. accumulator: one 64 KiB result. */
+static void test_attention_bwd_buffers(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.seq_q = o.seq_kv = 256;
+    o.jitter = 0;
+    const char *path = gen_file("attn_bwd", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    const uint64_t T = 32768, R = 65536, K = 1024;
+    CU_ASSERT_EQUAL(p.live[0], 896 * K);
+    CU_ASSERT_EQUAL(p.live[1], 960 * K);
+    CU_ASSERT_EQUAL(p.live[3], 64 * K);
+    for (int i = 0; i < p.n; i++)
+        CU_ASSERT_EQUAL(p.end_live[i], 0);
+    char *text = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    unsigned long long h[3];
+    header_peaks(text, h);
+    CU_ASSERT_EQUAL(h[0], p.live[0]);
+    CU_ASSERT_EQUAL(h[1], p.live[1]);
+    CU_ASSERT_EQUAL(h[2], p.live[3]);
+    CU_ASSERT(strstr(text, "(the larger of dkv 983040 and dq 851968)") != NULL);
+    /* allocs: 11 on hbm; dkv 2 x 9 tiles + P, dS + 2 x 2 scratch, 4 results per step; dq
+     * 2 x 8 tiles + P, dS + 2 scratch, 3 results per step */
+    CU_ASSERT_EQUAL(count_lines(text, "alloc"), 11 + 24 + 16 + 20 + 12);
+    CU_ASSERT_EQUAL(count_lines(text, "free"), 11 + 24 + 16 + 20 + 12);
+    CU_ASSERT_EQUAL(count_lines(text, "transfer"), 132);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * 4 + 3 * 4);
+    /* per kernel: first load, 3 prefetches, 4 steps, 2 writebacks x (join, slot) */
+    CU_ASSERT_EQUAL(count_lines(text, "record"), 2 * (1 + 3 + 4 + 4));
+    /* per kernel: 2 prefetches wait for the step before the last, 4 loads, 2 joins */
+    CU_ASSERT_EQUAL(count_lines(text, "wait"), 2 * (2 + 4 + 2));
+    want_xfers(text, "dma.k", 2 + 4, 6 * T);
+    want_xfers(text, "dma.v", 2 + 4, 6 * T);
+    want_xfers(text, "dma.q", 4 + 2, 6 * T);
+    want_xfers(text, "dma.do", 4 + 2, 6 * T);
+    want_xfers(text, "dma.l", 4 + 2, 6 * R);
+    want_xfers(text, "dma.m", 4 + 2, 6 * R);
+    want_xfers(text, "dma.di", 4 + 2, 6 * R);
+    want_xfers(text, "mxu.q", 8 + 4, 12 * T);  /* dkv: S and dK; dq: S */
+    want_xfers(text, "mxu.k", 4 + 8, 12 * T);  /* dkv: S; dq: S and dQ */
+    want_xfers(text, "mxu.v", 4 + 4, 8 * T);   /* dP */
+    want_xfers(text, "mxu.do", 8 + 4, 12 * T); /* dkv: dV and dP; dq: dP */
+    want_xfers(text, "mxu.p", 4, 4 * T);       /* dV = P^T dO */
+    want_xfers(text, "mxu.ds", 4 + 4, 8 * T);  /* dK = dS^T Q, dQ = dS K */
+    want_xfers(text, "softmax.p", 8, 8 * T);
+    want_xfers(text, "dsoftmax.ds", 8, 8 * T);
+    want_xfers(text, "acc.dv", 4, 4 * R);
+    want_xfers(text, "acc.dk", 4, 4 * R);
+    want_xfers(text, "acc.dq", 4, 4 * R);
+    want_xfers(text, "writeback.dk", 2, 2 * T);
+    want_xfers(text, "writeback.dv", 2, 2 * T);
+    want_xfers(text, "writeback.dq", 2, 2 * T);
+    /* each matmul 2 x 128^3 FLOPs at 197 x 0.8 TFLOP/s: 26613.7 ps */
+    static const struct {
+        const char *line;
+        int n;
+    } c[] = {{"compute 26614 name=qk", 8}, {"compute 26614 name=dv", 4},
+             {"compute 26614 name=dp", 8}, {"compute 26614 name=dk", 4},
+             {"compute 26614 name=dq", 4}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        int n = 0;
+        for (const char *l = text; (l = strstr(l, c[i].line)) != NULL; l++)
+            n++;
+        CU_ASSERT_EQUAL(n, c[i].n);
+    }
+    /* the dkv kernel, then the dq kernel: every dK and dV out before the first dQ step */
+    const char *kdkv = strstr(text, "\n# kernel dkv: "), *kdq = strstr(text, "\n# kernel dq: ");
+    CU_ASSERT_FATAL(kdkv && kdq && kdkv < kdq);
+    CU_ASSERT(strstr(kdq, "name=writeback.dk") == NULL && strstr(kdq, "name=acc.dv") == NULL);
+    CU_ASSERT(strstr(text, "name=acc.dq") > kdq);
+    /* in dq, every V tile fetched is the next one computed */
+    fetched_then_used(kdq, "dma.v", "mxu.v");
+    free(text);
+    char args[1200], *out = NULL;
+    snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, ", 132 transfers, 28 compute operations"));
+    free(out);
+    snprintf(args, sizeof args, "check '%s'", path);
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, ": trace ok (native, "));
+    free(out);
+
+    /* --vpu-tflops 10: P's 3 operations per score, 3 x 128^2 / 10 = 4915.2 ps, after qk; dS's 2,
+     * 3276.8 ps, after dp; in both kernels */
+    o.vpu_tflops = 10;
+    text = tu_slurp(gen_file("attn_bwd_vpu", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 28 + 16);
+    int n = 0, m = 0;
+    for (const char *l = text; (l = strstr(l, " name=qk\ncompute 4915 name=softmax\n")); l++)
+        n++;
+    for (const char *l = text; (l = strstr(l, " name=dp\ncompute 3277 name=dsoftmax\n")); l++)
+        m++;
+    CU_ASSERT_EQUAL(n, 8);
+    CU_ASSERT_EQUAL(m, 8);
+    CU_ASSERT(strstr(text, " --mfu 0.8 --vpu-tflops 10 --jitter 0 --seed 1\n") != NULL);
+    free(text);
+}
+
+/* --op attention-bwd --causal: both kernels compute the (Q block r, K/V block c) pairs with
+ * (r + 1) block_q - 1 > c block_kv, the forward's. 512 x 512, blocks 128: 10 of 16. dq skips as
+ * the forward, with no copy (its K/V map names block 0 for a skipped step, the next Q block's
+ * first); dkv runs Q blocks c to 3 of K/V block c, and its maps make copies for the skipped
+ * ones: Q, dO, di block 0 once (skip.q, skip.do, skip.di) for c = 1, 2, 3, l and m on each
+ * skipped step (skip.l, skip.m: 1 + 2 + 3). K and V: dkv every block (4), dq each step (10).
+ * Peaks as without --causal (the same buffers). */
+static void test_attention_bwd_causal(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    const char *path = gen_file("attn_bwd_causal", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    const uint64_t T = 32768, R = 65536, K = 1024, S = 10;
+    CU_ASSERT_EQUAL(p.live[0], 8 * 128 * K + 3 * 256 * K); /* Q ... dV 128 KiB, l, m, di 256 */
+    CU_ASSERT_EQUAL(p.live[1], 960 * K);
+    CU_ASSERT_EQUAL(p.live[3], 64 * K);
+    char *text = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    unsigned long long h[3];
+    header_peaks(text, h);
+    CU_ASSERT_EQUAL(h[0], p.live[0]);
+    CU_ASSERT_EQUAL(h[1], p.live[1]);
+    CU_ASSERT_EQUAL(h[2], p.live[3]);
+    CU_ASSERT(strstr(text, "\n# causal: 10 of 16 steps computed per kernel, the blocks above "
+                           "the diagonal not computed\n") != NULL);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * S + 3 * S);
+    want_xfers(text, "dma.k", 4 + S, (4 + S) * T);
+    want_xfers(text, "dma.v", 4 + S, (4 + S) * T);
+    want_xfers(text, "dma.q", S + 4, (S + 4) * T);
+    want_xfers(text, "dma.l", S + 4, (S + 4) * R);
+    want_xfers(text, "skip.q", 3, 3 * T);
+    want_xfers(text, "skip.do", 3, 3 * T);
+    want_xfers(text, "skip.di", 3, 3 * R);
+    want_xfers(text, "skip.l", 6, 6 * R);
+    want_xfers(text, "skip.m", 6, 6 * R);
+    want_xfers(text, "writeback.dk", 4, 4 * T);
+    want_xfers(text, "writeback.dq", 4, 4 * T);
+    const char *kdq = strstr(text, "\n# kernel dq: ");
+    CU_ASSERT_FATAL(kdq != NULL);
+    CU_ASSERT(strstr(kdq, "name=skip.") == NULL);
+    fetched_then_used(kdq, "dma.v", "mxu.v");
+    free(text);
+
+    /* seq_q != seq_kv: 512 rows over 256 (blocks 128): dkv runs Q blocks 0-3 of K/V block 0
+     * and 1-3 of block 1, dq blocks 0, 0-1, 0-1, 0-1: 7 of 8 each; 6 x 6 in blocks of 2 and 3
+     * (the corner test is strict): K/V block 0 runs Q blocks 0-2, block 1 Q block 2 only
+     * ((1 + 1) 2 - 1 = 3 > 3 fails for Q block 1), 4 of 6, skipping 2 */
+    static const struct {
+        uint64_t seq_q, seq_kv, block_q, block_kv;
+        const char *want;
+        int skip_l;
+    } c[] = {{512, 256, 128, 128, "\n# causal: 7 of 8 steps computed per kernel", 1},
+             {6, 6, 2, 3, "\n# causal: 4 of 6 steps computed per kernel", 2}};
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        o.seq_q = c[i].seq_q, o.seq_kv = c[i].seq_kv;
+        o.block_q = c[i].block_q, o.block_kv = c[i].block_kv;
+        path = gen_file("attn_bwd_causal2", g_kernel, &o);
+        CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+        text = tu_slurp(path, NULL);
+        CU_ASSERT_FATAL(text != NULL);
+        CU_ASSERT(strstr(text, c[i].want) != NULL);
+        int n;
+        xfer_bytes(text, "skip.l", &n);
+        CU_ASSERT_EQUAL(n, c[i].skip_l);
+        header_peaks(text, h);
+        CU_ASSERT_EQUAL(h[0], p.live[0]);
+        CU_ASSERT_EQUAL(h[1], p.live[1]);
+        CU_ASSERT_EQUAL(h[2], p.live[3]);
+        free(text);
+    }
+}
+
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
  * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
  * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
@@ -640,12 +856,12 @@ static void copy_buffers_of(const gen_kernel_opts *o)
 {
     char *text = tu_slurp(gen_file("kernel", g_kernel, o), NULL);
     CU_ASSERT_FATAL(text != NULL);
-    static char level[64][16]; /* the level of each id (ids are small here) */
+    static char level[256][16]; /* the level of each id (ids are small here) */
     int copies = 0, bad = 0;
     for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
         unsigned long long id, bytes, from = 0, to = 0;
         char lv[16], src[16], dst[16];
-        if (sscanf(line, "alloc %llu %llu level=%15s", &id, &bytes, lv) == 3 && id < 64) {
+        if (sscanf(line, "alloc %llu %llu level=%15s", &id, &bytes, lv) == 3 && id < 256) {
             strcpy(level[id], lv);
             continue;
         }
@@ -655,7 +871,7 @@ static void copy_buffers_of(const gen_kernel_opts *o)
         CU_ASSERT_FATAL(i && t); /* every kernel copy reads and writes a buffer of the trace */
         from = strtoull(i + 4, NULL, 10);
         to = strtoull(t + 4, NULL, 10);
-        CU_ASSERT_FATAL(from < 64 && to < 64);
+        CU_ASSERT_FATAL(from < 256 && to < 256);
         if (strcmp(level[from], src) || strcmp(level[to], dst)) {
             fprintf(stderr, "\n  %s: id=%llu on %s, to=%llu on %s", line, from, level[from], to,
                     level[to]);
@@ -679,6 +895,8 @@ static void test_kernel_copy_buffers(void)
     o.op = "attention"; /* its copies too: 6 steps, 25 buffers */
     o.seq_q = 256;
     o.seq_kv = 384;
+    copy_buffers_of(&o);
+    o.op = "attention-bwd"; /* and the backward's: 2 x 6 steps, 147 buffers */
     copy_buffers_of(&o);
 }
 
@@ -1110,14 +1328,15 @@ static void test_bad_options(void)
          E4},
         {"kernel --tm 0", "gen kernel: --tm 0 is out of range (at least 1)\n"},
         /* --op attention: blocks within and dividing their sequences, one op's options */
-        {"kernel --op conv", "gen kernel: --op 'conv' (expected matmul or attention)\n"},
+        {"kernel --op conv", "gen kernel: --op 'conv' (expected matmul, attention or "
+         "attention-bwd)\n"},
         /* just past the bound, in whole digits (until 2026-11-28 "is 1e+15, above 1e15") */
         {"serve --layers 59605 --hidden 129527", "gen serve: model too large: --layers x "
          "--hidden^2 is 1000007612467045, above 10^15\n"},
         /* a misspelt op is its own error, not its options' (reviewer: "--m is an option of
          * --op matmul, not of --op atention") */
-        {"kernel --op atention --m 64", "gen kernel: --op 'atention' (expected matmul or "
-         "attention)\n"},
+        {"kernel --op atention --m 64", "gen kernel: --op 'atention' (expected matmul, "
+         "attention or attention-bwd)\n"},
         {"kernel --op attention --block-q 96", "gen kernel: --block-q 96 does not divide "
          "--seq-q 1024 (a ragged last block is not modelled)\n"},
         {"kernel --op attention --seq-kv 512 --block-kv 1024", "gen kernel: --block-kv 1024 is "
@@ -1158,6 +1377,41 @@ static void test_bad_options(void)
         {"kernel --op attention --causal --seq-q 98304 --seq-kv 98304 --block-q 16 --block-kv 16",
          "gen kernel: --causal: --heads x the K/V blocks on or below the diagonal come to more "
          "than 10^7 tile steps\n"},
+        /* --op attention-bwd: the forward's options and checks, its own bounds */
+        {"kernel --op attention-bwd --m 4", "gen kernel: --m is an option of --op matmul, not "
+         "of --op attention-bwd\n"},
+        {"kernel --op attention-bwd --tk 4", "gen kernel: --tk is an option of --op matmul, not "
+         "of --op attention-bwd\n"},
+        {"kernel --op attention-bwd --block-kv 96", "gen kernel: --block-kv 96 does not divide "
+         "--seq-kv 1024 (a ragged last block is not modelled)\n"},
+        {"kernel --op attention-bwd --vpu-tflops -1", "gen kernel: --vpu-tflops -1 is out of "
+         "range (0 (not charged) or above)\n"},
+        {"kernel --op attention-bwd --causal --seq-q 4 --seq-kv 4 --block-q 1 --block-kv 2",
+         "gen kernel: --causal with --block-q 1: Pallas's kernel computes no K/V block of the "
+         "first row (its test (r + 1) x --block-q - 1 > c x --block-kv never holds for it)\n"},
+        {"kernel --op attention-bwd --causal --seq-q 512 --seq-kv 640", "gen kernel: --op "
+         "attention-bwd --causal: --seq-kv 640 is at least --seq-q + --block-kv - 1 (512 + 128 - "
+         "1): the last K/V block has no row below the diagonal, which the trace does not "
+         "model\n"},
+        {"kernel --op attention-bwd --causal --seq-q 8 --seq-kv 8 --block-q 2 --block-kv 1",
+         "gen kernel: --op attention-bwd --causal: --seq-kv 8 is at least --seq-q + --block-kv - "
+         "1 (8 + 1 - 1): the last K/V block has no row below the diagonal, which the trace does "
+         "not model\n"},
+        /* the step bounds: the two kernels together at most 10^7 (each under it here), and
+         * with --causal the steps computed: 4096 x 4097 / 2 per kernel */
+        {"kernel --op attention-bwd --seq-q 65536 --seq-kv 65536 --block-q 16 --block-kv 32",
+         "gen kernel: --op attention-bwd: its two kernels come to 2 x 8388608 tile steps, more "
+         "than 10^7\n"},
+        {"kernel --op attention-bwd --causal --seq-q 8192 --seq-kv 8192 --block-q 2 --block-kv "
+         "2", "gen kernel: --op attention-bwd: its two kernels come to 2 x 8390656 tile steps, "
+         "more than 10^7\n"},
+        /* hbm: the forward's four arrays at 2^61 bytes pass, the backward's eleven do not */
+        {"kernel --op attention-bwd --seq-q 268435456 --seq-kv 268435456 --head-dim 1073741824 "
+         "--block-q 262144 --block-kv 262144", "gen kernel: Q, K, V, O, dO, dQ, dK, dV, l, m and "
+         "di together on hbm (4 x --heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes "
+         "+ 3 x --heads x --seq-q x 512)" E4},
+        {"kernel --op attention-bwd --seq-q 4294967296 --head-dim 4294967296", "gen kernel: Q "
+         "or O (--heads x --seq-q x --head-dim x the dtype's bytes)" E4},
         {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
          "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
     };
@@ -1331,6 +1585,10 @@ void suite_gen(void)
              {"attention without --causal: the bytes it wrote before",
               test_attention_default_bytes},
              {"--vpu-tflops: the softmax's compute, exact to the ps", test_attention_softmax},
+             {"attention backward: counts, bytes and peaks worked out by hand",
+              test_attention_bwd_buffers},
+             {"attention backward --causal: the kernels' skipping, copies and peaks",
+              test_attention_bwd_causal},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
