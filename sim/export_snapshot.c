@@ -370,14 +370,6 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
     return 1;
 }
 
-/* A request's outcome. A wait for frees that ran out is noticed when the engine settles an
- * outcome, and when that outcome is an allocation, the allocator has already made it
- * (engine.h, sim_expiring_after_placement): the wait's `oom` is held and written after that
- * allocation's entry, in the order the allocator acted in, so that a replay fails it with the
- * allocation made. Until 2026-11-27 it came before: under bfc with a host_roundtrip
- * defragmentation longer than retry_wait, the replay served the expired 14 MiB request from
- * the hole the compaction had made for the allocation after it ("0 of 1 recorded
- * out-of-memory requests ran out here too"). */
 /* Keep a name for an alloc entry: its snap_rec.name. A name is 1 to 255 bytes (FORMAT.md). */
 static uint64_t sn_name_put(snap_exp *x, const char *name)
 {
@@ -397,6 +389,14 @@ static uint64_t sn_name_put(snap_exp *x, const char *name)
     return at + 1;
 }
 
+/* A request's outcome. A wait for frees that ran out is noticed when the engine settles an
+ * outcome, and when that outcome is an allocation, the allocator has already made it
+ * (engine.h, sim_expiring_after_placement): the wait's `oom` is held and written after that
+ * allocation's entry, in the order the allocator acted in, so that a replay fails it with the
+ * allocation made. Until 2026-11-27 it came before: under bfc with a host_roundtrip
+ * defragmentation longer than retry_wait, the replay served the expired 14 MiB request from
+ * the hole the compaction had made for the allocation after it ("0 of 1 recorded
+ * out-of-memory requests ran out here too"). */
 static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                      uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
