@@ -1264,6 +1264,16 @@ static uint64_t attn_runs(const gen_kernel_opts *o, const attn_sizes *z, uint64_
     return AM_MIN(z->nkv, ceil_div(corner, o->block_kv));
 }
 
+/* Whether the step after Q block blk's last computed one reads the K/V block it holds already:
+ * under --causal, a Q block that computes block 0 alone followed by a Q block of the same head,
+ * which starts at block 0 again. Pallas's pipeline copies nothing while a block index does not
+ * change (its skipped steps name block 0 too), so neither does the trace; until 2026-11-28 it
+ * fetched that block again, one K and one V tile per head (QA 127). */
+static int attn_kv_kept(const gen_kernel_opts *o, const attn_sizes *z, uint64_t blk)
+{
+    return o->causal && attn_runs(o, z, blk % z->nq) == 1 && (blk + 1) % z->nq != 0;
+}
+
 /* A block size in range of its sequence: at most it and dividing it (Pallas's flash attention
  * asserts the same; a ragged last block is not modelled). Returns c->failed. */
 static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, uint64_t seq)
@@ -1430,19 +1440,26 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[0], "dma.k");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[0], "dma.v");
     ev_load[0] = g_record(&g, 1);
-    /* s counts computed steps; blk is the Q block (over all heads), j its K/V block */
+    /* s counts computed steps; blk is the Q block (over all heads), j its K/V block; slot the
+     * K/V buffers step s reads (the other's, but for a block kept: attn_kv_kept) */
     uint64_t blk = 0, j = 0;
+    int slot = 0;
     for (uint64_t s = 0; s < steps && !g.clock_over && !g.too_long; s++) { /* see gen_train */
         int last = j + 1 == attn_runs(o, &z, blk % z.nq); /* the Q block's last step */
-        int slot = (int)(s & 1), qs = (int)(blk & 1);
+        int qs = (int)(blk & 1), keep = last && attn_kv_kept(o, &z, blk);
+        uint64_t ev_kept = 0; /* keep: the next step's wait, once this step has had its own */
         if (s + 1 < steps) { /* prefetch step s+1 into the other buffers */
             if (s >= 1)
                 g_wait(&g, ev_comp_prev, 1); /* step s-1 (and Q block blk-1) is done with them */
             if (last)
                 g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[!qs], "dma.q");
-            g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[!slot], "dma.k");
-            g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[!slot], "dma.v");
-            ev_load[!slot] = g_record(&g, 1);
+            if (keep) {
+                ev_kept = g_record(&g, 1);
+            } else {
+                g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[!slot], "dma.k");
+                g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[!slot], "dma.v");
+                ev_load[!slot] = g_record(&g, 1);
+            }
         }
         if (j == 0) { /* the Q block's running statistics and output accumulator */
             m = g_alloc(&g, z.stat, "vmem", 0, "m.b%" PRIu64, blk);
@@ -1450,6 +1467,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
             acc = g_alloc(&g, z.acc, "accumulator", 0, "acc.b%" PRIu64, blk);
         }
         g_wait(&g, ev_load[slot], 0);
+        if (ev_kept)
+            ev_load[slot] = ev_kept;
         uint64_t S = g_alloc(&g, z.scores, "accumulator", 0, "scores");
         g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
@@ -1476,6 +1495,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         } else {
             j++;
         }
+        slot = keep ? slot : !slot;
     }
     fputs("sync\n", f);
     g_free(&g, vp);
@@ -1780,21 +1800,29 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
     g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[0], "dma.v");
     ev_load[0] = g_record(g, 1);
     uint64_t blk = 0, j = 0; /* the Q block (over all heads), its step */
+    int slot = 0;            /* the K/V buffers of step s, as the forward's */
     for (uint64_t s = 0; s < steps && !g->clock_over && !g->too_long; s++) {
         int last = j + 1 == attn_runs(o, a, blk % a->nq);
-        int slot = (int)(s & 1), qs = (int)(blk & 1);
+        int qs = (int)(blk & 1), keep = last && attn_kv_kept(o, a, blk);
+        uint64_t ev_kept = 0;
         if (s + 1 < steps) {
             if (s >= 1)
                 g_wait(g, ev_comp_prev, 1);
             if (last)
                 bwd_qload(g, z, h, &b, !qs);
-            g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[!slot], "dma.k");
-            g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[!slot], "dma.v");
-            ev_load[!slot] = g_record(g, 1);
+            if (keep) {
+                ev_kept = g_record(g, 1);
+            } else {
+                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[!slot], "dma.k");
+                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[!slot], "dma.v");
+                ev_load[!slot] = g_record(g, 1);
+            }
         }
         if (j == 0)
             dq = g_alloc(g, z->q_acc, "vmem", 0, "dq_acc.b%" PRIu64, blk);
         g_wait(g, ev_load[slot], 0);
+        if (ev_kept)
+            ev_load[slot] = ev_kept;
         uint64_t S = bwd_mxu(g, a->scores, b.q[qs], a->q_tile, "mxu.q", vk[slot], a->kv_tile,
                              "mxu.k", flops, "qk");
         bwd_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
@@ -1821,6 +1849,7 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
         } else {
             j++;
         }
+        slot = keep ? slot : !slot;
     }
     fputs("sync\n", g->f);
     g_free(g, vds);

@@ -428,10 +428,12 @@ static uint64_t xfer_bytes(const char *text, const char *name, int *n)
 
 /* Each computed step reads the K and the V tile the copy before it fetched, in order: the
  * to= of the dma.k (dma.v) copies and the id= of the mxu.k (mxu.v) copies are the same
- * sequence, so every block fetched is the next one computed, none fetched for nothing. */
+ * sequence, so every block fetched is the next one computed, none fetched for nothing; but a
+ * step may read the tile the step before it read, with nothing fetched between (a K/V block
+ * kept for the next Q block under --causal: attn_kv_kept). */
 static void fetched_then_used(const char *text, const char *dma, const char *mxu)
 {
-    unsigned long long fifo[64], head = 0, tail = 0;
+    unsigned long long fifo[64], head = 0, tail = 0, last = 0;
     char dn[32], mn[32];
     snprintf(dn, sizeof dn, " name=%s\n", dma);
     snprintf(mn, sizeof mn, " name=%s\n", mxu);
@@ -447,8 +449,11 @@ static void fetched_then_used(const char *text, const char *dma, const char *mxu
         } else if ((size_t)(eol - l) > strlen(mn) &&
                    !strncmp(eol + 1 - strlen(mn), mn, strlen(mn))) {
             CU_ASSERT_FATAL((x = strstr(l, " id=")) && sscanf(x, " id=%llu", &id) == 1);
-            CU_ASSERT_FATAL(head < tail);
-            CU_ASSERT_EQUAL(fifo[head++ % 64], id);
+            if (head < tail && fifo[head % 64] == id)
+                head++;
+            else /* the tile kept: the one the last read took */
+                CU_ASSERT(last != 0 && id == last);
+            last = id;
         }
     }
     CU_ASSERT_EQUAL(head, tail);
@@ -494,10 +499,13 @@ static void test_attention_causal(void)
     CU_ASSERT(strstr(text, "\n# causal: 10 of 16 K/V steps computed, the blocks above the "
                            "diagonal neither fetched nor computed\n") != NULL);
     CU_ASSERT(strstr(text, " --block-kv 128 --causal --dtype bf16 ") != NULL);
+    /* Q block 0 computes K/V block 0 alone and Q block 1 starts with it: that block stays,
+     * fetched once for both (Pallas copies nothing while a block index is unchanged; until
+     * 2026-11-28 the trace fetched it again): S - 1 K and V fetches */
     const int S = 10, B = 4;
     CU_ASSERT_EQUAL(count_lines(text, "alloc"), 13 + 3 * B + S);
     CU_ASSERT_EQUAL(count_lines(text, "free"), 13 + 3 * B + S);
-    CU_ASSERT_EQUAL(count_lines(text, "transfer"), 7 * S + 3 * B);
+    CU_ASSERT_EQUAL(count_lines(text, "transfer"), 7 * S + 3 * B - 2);
     CU_ASSERT_EQUAL(count_lines(text, "compute"), 2 * S);
     CU_ASSERT_EQUAL(count_lines(text, "record"), 2 * S + 2 * B);
     CU_ASSERT_EQUAL(count_lines(text, "wait"), (S - 2) + S + (B - 2) + B);
@@ -505,7 +513,8 @@ static void test_attention_causal(void)
         const char *name;
         int n;
         uint64_t bytes;
-    } x[] = {{"dma.q", B, B * tile},   {"dma.k", S, S * tile},      {"dma.v", S, S * tile},
+    } x[] = {{"dma.q", B, B * tile},   {"dma.k", S - 1, (S - 1) * tile},
+             {"dma.v", S - 1, (S - 1) * tile},
              {"mxu.q", S, S * tile},   {"mxu.k", S, S * tile},      {"softmax.p", S, S * tile},
              {"mxu.p", S, S * tile},   {"mxu.v", S, S * tile},      {"acc.out", B, B * tile},
              {"writeback", B, B * tile}};
@@ -517,25 +526,28 @@ static void test_attention_causal(void)
     fetched_then_used(text, "dma.k", "mxu.k");
     fetched_then_used(text, "dma.v", "mxu.v");
     free(text);
-    /* the summary of amsim run: 2S + B copies of 32 KiB from hbm into vmem, 2S computes */
+    /* the summary of amsim run: 2 (S - 1) + B copies of 32 KiB from hbm into vmem, 2S
+     * computes */
     char args[1200], *out = NULL;
     snprintf(args, sizeof args, "run -c '%s' -t '%s'", cfg, path);
     CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
-    CU_ASSERT(out && strstr(out, "hbm>vmem           768.00 KiB         24 "));
-    CU_ASSERT(out && strstr(out, ", 82 transfers, 20 compute operations"));
+    CU_ASSERT(out && strstr(out, "hbm>vmem           704.00 KiB         22 "));
+    CU_ASSERT(out && strstr(out, ", 80 transfers, 20 compute operations"));
     free(out);
 
     /* seq_q != seq_kv: the diagonal from the top left, as the kernel's mask (column <= row):
      * 256 rows of Q over 512 of K/V compute blocks 0 and 0-1 per head, 3 of 8; 512 over 128
      * (blocks of 32) every block, 16 of 16. A block whose bottom-left corner is on the
      * diagonal is skipped as the kernel's strict test skips it (one score unmasked): blocks
-     * 2 x 3 over 6 x 6 compute 1, 1 (3 > 3 fails for block 1) and 2, 4 of 6 */
+     * 2 x 3 over 6 x 6 compute 1, 1 (3 > 3 fails for block 1) and 2, 4 of 6. K/V fetches:
+     * a Q block computing block 0 alone keeps it for the next Q block of its head (2 of the 6
+     * steps of the first case, 2 of the 4 of the last) */
     static const struct {
-        uint64_t heads, seq_q, seq_kv, block_q, block_kv, steps;
+        uint64_t heads, seq_q, seq_kv, block_q, block_kv, fetches;
         const char *want;
-    } c[] = {{2, 256, 512, 128, 128, 6, "\n# causal: 6 of 16 K/V steps computed"},
+    } c[] = {{2, 256, 512, 128, 128, 4, "\n# causal: 6 of 16 K/V steps computed"},
              {1, 512, 128, 128, 32, 16, "\n# causal: 16 of 16 K/V steps computed"},
-             {1, 6, 6, 2, 3, 4, "\n# causal: 4 of 6 K/V steps computed"}};
+             {1, 6, 6, 2, 3, 2, "\n# causal: 4 of 6 K/V steps computed"}};
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
         o.heads = c[i].heads, o.seq_q = c[i].seq_q, o.seq_kv = c[i].seq_kv;
         o.block_q = c[i].block_q, o.block_kv = c[i].block_kv;
@@ -546,7 +558,7 @@ static void test_attention_causal(void)
         CU_ASSERT(strstr(text, c[i].want) != NULL);
         int n;
         xfer_bytes(text, "dma.k", &n);
-        CU_ASSERT_EQUAL((uint64_t)n, c[i].steps);
+        CU_ASSERT_EQUAL((uint64_t)n, c[i].fetches);
         fetched_then_used(text, "dma.k", "mxu.k");
         snprintf(want, sizeof want, "\n# peak live bytes: hbm %llu ",
                  (unsigned long long)p.live[0]);
@@ -802,8 +814,10 @@ static void test_attention_bwd_causal(void)
     CU_ASSERT(strstr(text, "\n# causal: 10 of 16 steps computed per kernel, the blocks above "
                            "the diagonal not computed\n") != NULL);
     CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * S + 3 * S);
-    want_xfers(text, "dma.k", 4 + S, (4 + S) * T);
-    want_xfers(text, "dma.v", 4 + S, (4 + S) * T);
+    /* dkv: K and V once per K/V block; dq: per step, but K/V block 0 kept from Q block 0 to
+     * Q block 1 (as the forward's) */
+    want_xfers(text, "dma.k", 4 + S - 1, (4 + S - 1) * T);
+    want_xfers(text, "dma.v", 4 + S - 1, (4 + S - 1) * T);
     want_xfers(text, "dma.q", S + 4, (S + 4) * T);
     want_xfers(text, "dma.l", S + 4, (S + 4) * R);
     want_xfers(text, "skip.q", 3, 3 * T);
