@@ -1373,6 +1373,29 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     return 0;
 }
 
+/* The header line of an attention trace's options (op "attention" or "attention-bwd"), as the
+ * command line gives them. */
+static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op)
+{
+    char tf[32], mf[32], ji[32];
+    fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64 " --seq-q %" PRIu64 " --seq-kv %"
+            PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %" PRIu64 "%s "
+            "--dtype %s --tflops %s --mfu %s", op, o->heads, o->seq_q, o->seq_kv, o->head_dim,
+            o->block_q, o->block_kv, o->causal ? " --causal" : "", o->dtype,
+            g_real(tf, o->tflops), g_real(mf, o->mfu));
+    if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
+        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
+    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
+}
+
+/* The VPU's work on a score tile, ops elementwise operations, as a compute on stream 0
+ * (--vpu-tflops; none at 0: 1 TFLOP/s is one operation per ps). */
+static void attn_vpu(gctx *g, const gen_kernel_opts *o, double ops, const char *name)
+{
+    if (o->vpu_tflops > 0)
+        g_compute(g, g_dur(g, ops / o->vpu_tflops * g_jitter(g)), 0, "%s", name);
+}
+
 /* A FlashAttention forward pass as Pallas's TPU kernel runs it (jax.experimental.pallas.ops.
  * tpu.flash_attention): per head and Q block, the Q tile comes to vmem once; per K/V block,
  * S = Q K^T goes to the accumulator, P (the softmax part, exp(S - m) in the dtype) back to
@@ -1402,15 +1425,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    char tf[32], mf[32], ji[32];
-    fprintf(f, "# amsim gen kernel: --op attention --heads %" PRIu64 " --seq-q %" PRIu64
-            " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
-            PRIu64 "%s --dtype %s --tflops %s --mfu %s", o->heads, o->seq_q, o->seq_kv, hd, bq,
-            bkv, o->causal ? " --causal" : "", o->dtype, g_real(tf, o->tflops),
-            g_real(mf, o->mfu));
-    if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
-        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
-    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
+    attn_header_opts(f, o, "attention");
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
             "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
@@ -1473,8 +1488,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
         g_compute(&g, g_flops_ps(&g, flops), 0, "qk");
-        if (o->vpu_tflops > 0) /* the VPU's work on S (1 TFLOP/s is one operation per ps) */
-            g_compute(&g, g_dur(&g, vpu_ops / o->vpu_tflops * g_jitter(&g)), 0, "softmax");
+        attn_vpu(&g, o, vpu_ops, "softmax"); /* the VPU's work on S */
         g_xfer(&g, "accumulator", "vmem", z.p_tile, 0, S, vp, "softmax.p");
         g_free(&g, S);
         g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
@@ -1607,16 +1621,9 @@ typedef struct bwd_hbm {
     uint64_t Q, K, V, O, dO, l, m, di, dQ, dK, dV;
 } bwd_hbm;
 
-/* The VPU's work on a score tile (--vpu-tflops; none at 0). */
-static void bwd_vpu(gctx *g, const gen_kernel_opts *o, double ops, const char *name)
-{
-    if (o->vpu_tflops > 0)
-        g_compute(g, g_dur(g, ops / o->vpu_tflops * g_jitter(g)), 0, "%s", name);
-}
-
-/* A matmul on the MXU: its result tile in the accumulator, the operands copied in from vmem,
- * the compute, then (into, when not 0) the result added into a vmem buffer, or (into 0) left
- * in the accumulator for the caller. Returns the result's id. */
+/* A matmul on the MXU: its result tile allocated in the accumulator (named name), the two
+ * operands copied in from vmem, the compute. Returns the result's id: the caller moves it out
+ * (into a vmem tile or scratch) and frees it. */
 static uint64_t bwd_mxu(gctx *g, uint64_t bytes, uint64_t a, uint64_t a_bytes, const char *an,
                         uint64_t b, uint64_t b_bytes, const char *bn, double flops,
                         const char *name)
@@ -1727,7 +1734,7 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
         g_wait(g, ev_load[slot], 0);
         uint64_t S = bwd_mxu(g, a->scores, b.q[slot], a->q_tile, "mxu.q", vk[ks], a->kv_tile,
                              "mxu.k", flops, "qk");
-        bwd_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
+        attn_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
         g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
         g_free(g, S);
         uint64_t r = bwd_mxu(g, z->kv_acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
@@ -1736,7 +1743,7 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
         g_free(g, r);
         uint64_t dP = bwd_mxu(g, a->scores, b.dO[slot], a->q_tile, "mxu.do", vv[ks], a->kv_tile,
                               "mxu.v", flops, "dp");
-        bwd_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
+        attn_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
         g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
         g_free(g, dP);
         r = bwd_mxu(g, z->kv_acc, vds, a->p_tile, "mxu.ds", b.q[slot], a->q_tile, "mxu.q", flops,
@@ -1776,7 +1783,9 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
  * as the forward's), and it computes S = Q K^T, P, dP = dO V^T, dS = (dP - di) P and
  * dQ += dS K: three matmuls of 2 block_q block_kv d FLOPs. At the Q block's end the scratch,
  * cast by the VPU, goes out to dQ. With --causal its steps are the forward's (attn_runs), and
- * its K/V index map, as the forward's, names block 0 for a skipped step: no copy. */
+ * its K/V index map, as the forward's, names block 0 for a skipped step: no copy, as the next
+ * Q block starts with it (a head's last Q block never skips here: attention_bwd_check refuses
+ * that case), and a Q block that computed block 0 alone keeps it (attn_kv_kept). */
 static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const bwd_hbm *h)
 {
     const attn_sizes *a = &z->a;
@@ -1825,12 +1834,12 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
             ev_load[slot] = ev_kept;
         uint64_t S = bwd_mxu(g, a->scores, b.q[qs], a->q_tile, "mxu.q", vk[slot], a->kv_tile,
                              "mxu.k", flops, "qk");
-        bwd_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
+        attn_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
         g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
         g_free(g, S);
         uint64_t dP = bwd_mxu(g, a->scores, b.dO[qs], a->q_tile, "mxu.do", vv[slot], a->kv_tile,
                               "mxu.v", flops, "dp");
-        bwd_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
+        attn_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
         g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
         g_free(g, dP);
         uint64_t r = bwd_mxu(g, z->q_acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
@@ -1877,19 +1886,10 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     if (attention_bwd_check(o, &z, err))
         return -1;
     const attn_sizes *a = &z.a;
-    uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    char tf[32], mf[32], ji[32];
-    fprintf(f, "# amsim gen kernel: --op attention-bwd --heads %" PRIu64 " --seq-q %" PRIu64
-            " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %"
-            PRIu64 "%s --dtype %s --tflops %s --mfu %s", o->heads, o->seq_q, o->seq_kv, hd, bq,
-            bkv, o->causal ? " --causal" : "", o->dtype, g_real(tf, o->tflops),
-            g_real(mf, o->mfu));
-    if (o->vpu_tflops > 0)
-        fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
-    fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
+    attn_header_opts(f, o, "attention-bwd");
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, O, dO, dQ %" PRIu64 " each + K, V, dK, "
             "dV %" PRIu64 " each + l, m, di %" PRIu64 " each), vmem %" PRIu64 " (the larger of "
             "dkv %" PRIu64 " and dq %" PRIu64 "), accumulator %" PRIu64 " (one result at a "
