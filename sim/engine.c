@@ -1136,6 +1136,13 @@ static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to,
     fprintf(s->o.log, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, from, to, size);
 }
 
+/* The trace `name=` of slot x's allocation, NULL when it had none. */
+static inline const char *slot_name(const sim *s, const slot *x)
+{
+    const char *n = x->self < s->nnames ? s->names[x->self] : NULL;
+    return n && n[0] ? n : NULL; /* "": none (a name has 1 to 255 bytes) */
+}
+
 /* A live buffer x changed place without a request: from (from_level, x->addr, x->given) to
  * (level, o): its placements row (status PL_MOVED, PL_SPILLED or PL_RESTORED), its log line
  * (M within a level, A on the level it went to) and the observer's move. */
@@ -1149,7 +1156,7 @@ static void relocated(sim *s, const slot *x, int from_level, int level, const al
         log_alloc(s, level, x->id, o->addr, o->size);
     if (s->obs && s->obs->move)
         s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, from_level, x->addr,
-                     x->given, level, o->addr, x->requested, o->size);
+                     x->given, level, o->addr, x->requested, o->size, slot_name(s, x));
 }
 
 /* ---- the start-state prologue --------------------------------------------------------------
@@ -1392,13 +1399,6 @@ static int warn_or_fail(sim *s, am_error *err, const char *file, const tr_event 
     char text[160];
     snprintf(text, sizeof text, "%s %" PRIu64, what, id);
     return warn_or_fail_text(s, err, file, ev, text);
-}
-
-/* The trace `name=` of slot x's allocation, NULL when it had none. */
-static inline const char *slot_name(const sim *s, const slot *x)
-{
-    const char *n = x->self < s->nnames ? s->names[x->self] : NULL;
-    return n && n[0] ? n : NULL; /* "": none (a name has 1 to 255 bytes) */
 }
 
 /* A slot's buffer is kept when its id goes and reused for the next name that fits (32-byte
@@ -1977,7 +1977,7 @@ static void defrag(sim *s, int level)
              * reported, stayed allocated in the replay, and bfc's replay of an export matched
              * 30 of 33 addresses) */
             s->obs->move(s->obs->ctx, s->host, s->seq, x->id, x->stream, level, x->addr,
-                         x->given, level, o.addr, x->requested, o.size);
+                         x->given, level, o.addr, x->requested, o.size, slot_name(s, x));
         defrag_audit(s, level, x, &o);
         x->addr = o.addr;
         x->handle = o.handle;

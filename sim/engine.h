@@ -74,7 +74,7 @@ typedef struct sim_observer {
      * placements row then: addr == from_addr, size == from_size). */
     void (*move)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
                  uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
-                 uint64_t requested, uint64_t size);
+                 uint64_t requested, uint64_t size, const char *name);
     /* An out-of-memory result that settles no request (those come to `alloc` with ok = 0): a
      * spilled buffer that could not come back where it was used (what = "restore"; it stays
      * on the host) or a live buffer a defragmentation could not place again ("defrag"; it is

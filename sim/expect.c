@@ -166,12 +166,12 @@ static void fwd_link(void *c, int chan, uint32_t stream, am_ps start, am_ps end,
 /* Not in the digest (the file comment says why), forwarded only. */
 static void fwd_move(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
                      uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
-                     uint64_t requested, uint64_t size)
+                     uint64_t requested, uint64_t size, const char *name)
 {
     expect_ctx *x = c;
     if (x->inner && x->inner->move)
         x->inner->move(x->inner->ctx, t, seq, id, stream, from_level, from_addr, from_size, level,
-                       addr, requested, size);
+                       addr, requested, size, name);
 }
 
 /* Not in the digest either (no request settles: the CSV row of a buffer defragmentation lost

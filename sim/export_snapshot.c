@@ -582,7 +582,7 @@ static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uin
  * before the move, come before it. */
 static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                     int from_level, uint64_t from_addr, uint64_t from_size, int level,
-                    uint64_t addr, uint64_t requested, uint64_t size)
+                    uint64_t addr, uint64_t requested, uint64_t size, const char *name)
 {
     snap_exp *x = ctx;
     int from_default = from_level == x->cfg->default_level;
@@ -598,7 +598,9 @@ static void sn_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stre
     x->move_from = from_default ? from_addr : SN_NO_FROM;
     if (from_level != level || level != x->cfg->default_level)
         sn_free(ctx, t, id, from_level, stream, from_addr, requested, from_size, 0);
-    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1, NULL);
+    /* with its name: a replay's allocation at the new place is the buffer's from then on
+     * (until 2026-11-28 unnamed) */
+    sn_alloc(ctx, t, seq, id, level, stream, addr, requested, size, 1, name);
     x->recovery = 0;
     /* set last: sn_alloc's record (another level: none) would clear it */
     x->move_free = from_level != level && from_level == x->cfg->default_level;

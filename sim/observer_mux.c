@@ -57,11 +57,11 @@ static void mux_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps en
 
 static void mux_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                      int from_level, uint64_t from_addr, uint64_t from_size, int level,
-                     uint64_t addr, uint64_t requested, uint64_t size)
+                     uint64_t addr, uint64_t requested, uint64_t size, const char *name)
 {
     obs_mux *m = ctx;
     MUX_EACH(m, move, t, seq, id, stream, from_level, from_addr, from_size, level, addr,
-             requested, size);
+             requested, size, name);
 }
 
 static void mux_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,

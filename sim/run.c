@@ -397,10 +397,10 @@ static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, 
  * rule counts it (no trace request of the level, so not in max_request). */
 static void ref_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                      int from_level, uint64_t from_addr, uint64_t from_size, int level,
-                     uint64_t addr, uint64_t requested, uint64_t size)
+                     uint64_t addr, uint64_t requested, uint64_t size, const char *name)
 {
     (void)t, (void)seq, (void)id, (void)stream, (void)from_level, (void)from_addr,
-        (void)from_size, (void)addr, (void)size;
+        (void)from_size, (void)addr, (void)size, (void)name;
     ref_served(ctx, level, requested);
 }
 

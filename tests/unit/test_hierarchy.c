@@ -1711,9 +1711,9 @@ static void ob_free(void *c, am_ps t, uint64_t id, int level, uint32_t stream, u
 
 static void ob_move(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_t stream, int from_level,
                     uint64_t from_addr, uint64_t from_size, int level, uint64_t addr,
-                    uint64_t requested, uint64_t size)
+                    uint64_t requested, uint64_t size, const char *name)
 {
-    (void)t, (void)seq, (void)stream, (void)requested;
+    (void)t, (void)seq, (void)stream, (void)requested, (void)name;
     ob_state *o = c;
     rp_buf *b = rp_find(&o->rp, id);
     if (!b || b->addr != from_addr || b->size != from_size ||
