@@ -712,6 +712,14 @@ static char *yset_text(ydoc *y, const char *path, const yaml_node_t *v)
     return text;
 }
 
+/* Where node n starts ({0, 0} for none, as yfail). */
+static cfg_pos node_pos(const yaml_node_t *n)
+{
+    if (!n)
+        return (cfg_pos){0, 0};
+    return (cfg_pos){n->start_mark.line + 1, n->start_mark.column + 1};
+}
+
 /* Where the nodes inside n are written, as cfg_set.inner wants them: each of a map's entries at
  * its key, each of a list's items at itself, a node before what it holds (yflow's order, so the
  * order the config reader's tree of yset_text's VALUE has). */
@@ -730,8 +738,7 @@ static void yinner_walk(ydoc *y, const yaml_node_t *n, cfg_pos **v, size_t *k, s
             *cap = *cap ? 2 * *cap : 8;
             *v = am_realloc(*v, *cap * sizeof **v);
         }
-        (*v)[(*k)++] = (cfg_pos){at ? at->start_mark.line + 1 : 0,
-                                 at ? at->start_mark.column + 1 : 0};
+        (*v)[(*k)++] = node_pos(at);
         yinner_walk(y, c, v, k, cap);
     }
 }
@@ -964,9 +971,7 @@ static int no_duplicate_keys(ydoc *y, am_error *err)
 
 /* ---- the sweep -------------------------------------------------------------------------- */
 
-typedef struct sw_pos {
-    unsigned long line, col; /* 1-based, in the sweep file */
-} sw_pos;
+typedef cfg_pos sw_pos; /* in the sweep file */
 
 typedef struct sw_axis {
     char *path;
@@ -1247,14 +1252,6 @@ static int range_kind_of(const opt_desc *o)
 }
 
 #define SW_MAX_VALUES 100000
-
-/* Where node n starts ({0, 0} for none, as yfail). */
-static sw_pos node_pos(const yaml_node_t *n)
-{
-    if (!n)
-        return (sw_pos){0, 0};
-    return (sw_pos){n->start_mark.line + 1, n->start_mark.column + 1};
-}
 
 /* Append a value of an axis (the axis takes v) written at, or made from, node n. */
 static void axis_push(sw_axis *ax, char *v, const yaml_node_t *n, int gen)

@@ -222,14 +222,15 @@ int cfg_sniff(const char *path);
  * so before libyaml's document loader, which would expand aliases. -1 with FILE:LINE:COL. */
 int cfg_yaml_screen(const char *file, const char *buf, size_t len, const char *what,
                     am_error *e);
+/* A place in a file: line and column, 1-based. */
+typedef struct cfg_pos {
+    unsigned long line, col;
+} cfg_pos;
 /* An override written somewhere else than on the command line (a sweep's set: and axes):
  * "PATH=VALUE" and where VALUE is written, so that an error about it points there, and where
  * PATH is (kline, kcol; 0: at VALUE), so that an unknown key or memory in it points at the key
- * as in a config. With file NULL it is a --set: messages name "--set 'PATH=VALUE'". */
-typedef struct cfg_pos {
-    unsigned long line, col; /* 1-based */
-} cfg_pos;
-/* inner: where each node inside a map or list VALUE is written, in the order a walk meets them
+ * as in a config. With file NULL it is a --set: messages name "--set 'PATH=VALUE'".
+ * inner: where each node inside a map or list VALUE is written, in the order a walk meets them
  * (a node, then what it holds; a map entry's node at its key, as a config places one), so that
  * an unknown key inside {capacity: 1GiB, capcity: 2GiB} points at capcity, not at the map's
  * '{' (until 2026-11-28); NULL, or a VALUE read into another shape: every node at VALUE. */

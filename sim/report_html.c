@@ -577,15 +577,9 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
 static void axis_units(char *dst, size_t n, double bytes_hi, double t_hi)
 {
     static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-    int u = 0;
-    double v = bytes_hi;
-    if (!(bytes_hi > 0))
-        u = 2;
-    else
-        while (u < 6 && v >= 1023.995) {
-            v /= 1024;
-            u++;
-        }
+    /* a mean's top value, rounded to whole bytes as the tables print it */
+    int u = !(bytes_hi > 0) ? 2
+            : units_size_unit(bytes_hi >= 0x1p127 ? ~(am_u128)0 : (am_u128)(bytes_hi + 0.5));
     int k = snprintf(dst, n, "\nyunit = \"%s\"\nydiv = %.17g", names[u], ldexp(1.0, 10 * u));
     if (t_hi < 0 || k < 0 || (size_t)k >= n)
         return;
@@ -743,13 +737,14 @@ static void policy_summary(ctx *c)
         for (char *b = strchr(w, '\\'); b; b = strchr(b, '\\'))
             *b = '_'; /* gnuplot reads a backslash in a quoted column as an escape */
         /* NaN: gnuplot draws no bar for a mean no run defines */
+        double res = pg->k[M_RESERVED] ? pg->sum[M_RESERVED] / pg->k[M_RESERVED] : (double)NAN;
+        double live = pg->k[M_LIVE] ? pg->sum[M_LIVE] / pg->k[M_LIVE] : (double)NAN;
         if (d)
-            fprintf(d, "\"%s\" %.17g %.17g\n", w,
-                    pg->k[M_RESERVED] ? pg->sum[M_RESERVED] / pg->k[M_RESERVED] : (double)NAN,
-                    pg->k[M_LIVE] ? pg->sum[M_LIVE] / pg->k[M_LIVE] : (double)NAN);
-        for (int m = 0; m < M_N; m++)
-            if ((m == M_RESERVED || m == M_LIVE) && pg->k[m] && pg->sum[m] / pg->k[m] > bar_hi)
-                bar_hi = pg->sum[m] / pg->k[m];
+            fprintf(d, "\"%s\" %.17g %.17g\n", w, res, live);
+        if (res > bar_hi) /* false for NaN */
+            bar_hi = res;
+        if (live > bar_hi)
+            bar_hi = live;
         bars += pg->k[M_RESERVED] > 0;
         if (pg->k[M_RESERVED] && pg->sum[M_RESERVED] > 0)
             nonzero = 1;

@@ -480,6 +480,13 @@ char *units_fmt_size_exact(char *buf, size_t n, uint64_t bytes)
     return buf;
 }
 
+int units_size_unit(am_u128 bytes)
+{
+    static const uint64_t units[] = {KI, KI * KI, KI * KI * KI, KI * KI * KI * KI,
+                                     KI * KI * KI * KI * KI, KI * KI * KI * KI * KI * KI};
+    return bytes < KI ? 0 : 1 + fixed_unit(bytes, units, 5, 2, KI);
+}
+
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)
 {
     static const char *const names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
