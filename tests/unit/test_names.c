@@ -195,6 +195,34 @@ static void test_binary_names(void)
     free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
 }
 
+/* A recorded out-of-memory takes name= as an alloc does (until 2026-11-28 refused: "unknown
+ * field 'name' for oom"): `check` accepts it, and text -> binary -> text keeps it, escaped
+ * bytes and all, on the oom line only. */
+static void test_oom_line_name_forms(void)
+{
+    const char *tr = tu_write("ol.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "oom 20MiB name=train.py:42:fwd\"\xc3\xa9 stream=1\noom 1MiB\n");
+    char bin[512], back[512], args[2048], *out = NULL;
+    snprintf(args, sizeof args, "check '%s' -c '%s'", tr, names_cfg());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "trace ok") != NULL);
+    free(out);
+    snprintf(bin, sizeof bin, "%s/ol.amtb", tu_tmpdir());
+    snprintf(back, sizeof back, "%s/ol.back.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' -c '%s'", bin, back, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *c = tu_slurp(back, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT(strstr(c, "\noom 20971520 stream=1 name=train.py:42:fwd\"\xc3\xa9\n"
+                        "oom 1048576\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(c, " name="), 1);
+    if (!strstr(c, "name=train"))
+        printf("\n%s", c);
+    free(c);
+}
+
 /* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
  * "filename": "", "line": 0}, the others none; the named and the unnamed export replay to the
  * same bytes (placements and summary: the one failure, a recorded oom, has no frames). The
@@ -317,6 +345,7 @@ static const struct tu_test tests[] = {
     {"chrome trace: named compute and transfer slices", test_chrome_op_names},
     {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
     {"a binary trace's names reach the same outputs", test_binary_names},
+    {"an oom line's name= passes check, binary and convert", test_oom_line_name_forms},
     {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
 };
