@@ -195,6 +195,37 @@ static void test_binary_names(void)
     free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
 }
 
+/* A recorded out-of-memory's name= (until 2026-11-28 it had none): its oom_events entry (id
+ * null), a report line saying "recorded oom" for the id it lacks, args.name of its Chrome
+ * marker; the binary form of the trace gives the same. An unnamed one stays as it was. */
+static void test_recorded_oom_name(void)
+{
+    const char *tr = tu_write("ro.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "oom 20MiB name=train.py:42:fwd\"\xc3\xa9\noom 30MiB\n");
+    char bin[512], args[2048];
+    snprintf(bin, sizeof bin, "%s/ro.amtb", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        char *js, *rep, *ch;
+        names_run(names_cfg(), k ? bin : tr, k ? "ro_bin" : "ro", &js, &rep, &ch);
+        CU_ASSERT(strstr(js, "\"seq\": 1,\n      \"id\": null,\n      \"level\": \"hbm\",\n"
+                             "      \"name\": \"train.py:42:fwd\\\"\xc3\xa9\",") != NULL);
+        CU_ASSERT(strstr(js, "\"seq\": 2,\n      \"id\": null,\n      \"level\": \"hbm\",\n"
+                             "      \"name\": null,") != NULL);
+        CU_ASSERT(strstr(rep, "(the run continued)\n  train.py:42:fwd\"\xc3\xa9: recorded oom, "
+                              "20.00 MiB on hbm at 0 ps (event 1)\n") != NULL);
+        CU_ASSERT_EQUAL(tu_count(rep, ": recorded oom,"), 1);
+        CU_ASSERT(strstr(ch, "\"args\":{\"seq\":1,\"id\":null,\"requested\":20971520,"
+                             "\"name\":\"train.py:42:fwd\\\"\xc3\xa9\"}}") != NULL);
+        CU_ASSERT(strstr(ch, "\"args\":{\"seq\":2,\"id\":null,\"requested\":31457280}}")
+                  != NULL);
+        if (!strstr(rep, "recorded oom"))
+            printf("\n%s", rep);
+        free(js), free(rep), free(ch);
+    }
+}
+
 /* A recorded out-of-memory takes name= as an alloc does (until 2026-11-28 refused: "unknown
  * field 'name' for oom"): `check` accepts it, and text -> binary -> text keeps it, escaped
  * bytes and all, on the oom line only. */
@@ -346,6 +377,7 @@ static const struct tu_test tests[] = {
     {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
     {"a binary trace's names reach the same outputs", test_binary_names},
     {"an oom line's name= passes check, binary and convert", test_oom_line_name_forms},
+    {"a recorded out-of-memory carries its line's name", test_recorded_oom_name},
     {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
 };
