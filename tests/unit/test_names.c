@@ -341,6 +341,56 @@ static void test_snapshot_frames(void)
     free(t);
 }
 
+/* A PyTorch snapshot's oom entry holds the failing request's stack: the reader names it from
+ * its frames as it names an alloc entry (the innermost user frame, BASENAME:LINE:FUNCTION;
+ * until 2026-11-28 no name), so `convert` writes it on the oom line and a replay's oom_events
+ * entry and report line name the line that ran out. One without frames stays unnamed. */
+static void test_snapshot_oom_frames(void)
+{
+    if (system("python3 -c pass >/dev/null 2>&1") != 0) {
+        printf("skipped: python3 not found\n");
+        return;
+    }
+    const char *py = tu_write("oomsnap.py",
+        "import pickle, sys\n"
+        "fr = lambda n, f, l: {'name': n, 'filename': f, 'line': l}\n"
+        "torch = fr('_call_impl', '/venv/lib/python3.12/site-packages/torch/nn/modules/"
+        "module.py', 1736)\n"
+        "e = lambda a, size, t, frames, **k: dict(action=a, size=size, stream=0, time_us=t, "
+        "frames=frames, **k)\n"
+        "tr = [e('segment_alloc', 4194304, 1, [], addr=0),\n"
+        "      e('alloc', 4194304, 1, [fr('forward', '/home/u/model.py', 54)], addr=0),\n"
+        "      e('oom', 20971520, 2, [torch, fr('step', '/home/u/train.py', 77),\n"
+        "                             fr('<module>', '/home/u/train.py', 9)], device_free=0),\n"
+        "      e('oom', 8388608, 3, [], device_free=0)]\n"
+        "pickle.dump({'segments': [], 'device_traces': [tr]}, open(sys.argv[1], 'wb'), "
+        "protocol=4)\n");
+    char snap[512], conv[512], args[2048];
+    snprintf(snap, sizeof snap, "%s/oomsnap.pickle", tu_tmpdir());
+    snprintf(conv, sizeof conv, "%s/oomsnap.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "python3 '%s' '%s'", py, snap);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s'", snap, conv);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *c = tu_slurp(conv, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT(strstr(c, "\nalloc 1 4194304 addr=0 name=model.py:54:forward at=0\n"
+                        "oom 20971520 name=train.py:77:step at=1000000\n"
+                        "oom 8388608 at=2000000\n") != NULL);
+    if (!strstr(c, "name=train.py"))
+        printf("\n%s", c);
+    free(c);
+    char *js, *rep, *ch;
+    names_run(names_cfg(), snap, "oomsnap", &js, &rep, &ch);
+    CU_ASSERT(strstr(js, "\"id\": null,\n      \"level\": \"hbm\",\n"
+                         "      \"name\": \"train.py:77:step\",") != NULL);
+    CU_ASSERT_EQUAL(tu_count(js, "\"name\": null,"), 1);
+    CU_ASSERT(strstr(rep, "\n  train.py:77:step: recorded oom, 20.00 MiB on hbm at 1.000 us "
+                          "(event 3)\n") != NULL);
+    CU_ASSERT(strstr(ch, "\"requested\":20971520,\"name\":\"train.py:77:step\"}}") != NULL);
+    free(js), free(rep), free(ch);
+}
+
 /* A buffer a compaction moves keeps its name in the snapshot export: the alloc entry at its
  * new place has its frame, so the export's replay (convert) has the name from then on (until
  * 2026-11-28 that entry had no frame). 1, 2, 3 of 1 MiB in 4 MiB, 1 and 3 freed: 3 MiB fits
@@ -379,6 +429,7 @@ static const struct tu_test tests[] = {
     {"an oom line's name= passes check, binary and convert", test_oom_line_name_forms},
     {"a recorded out-of-memory carries its line's name", test_recorded_oom_name},
     {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
+    {"snapshot: an oom entry is named from its frames", test_snapshot_oom_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
 };
 
