@@ -255,10 +255,11 @@ static void test_oom_line_name_forms(void)
 }
 
 /* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
- * "filename": "", "line": 0}, the others none; the named and the unnamed export replay to the
- * same bytes (placements and summary: the one failure, a recorded oom, has no frames). The
- * reader takes that frame back as the name (until 2026-11-28 it skipped frames): `convert`
- * writes the names as they were, and a replay on less memory names the request that fails. */
+ * "filename": "", "line": 0}, the others none, and so has a named request's oom entry (big,
+ * which fails; until 2026-11-28 its oom entry had no frames); the named and the unnamed export
+ * replay to the same placements, and the same summary but for the failure's name. The reader
+ * takes that frame back as the name (until 2026-11-28 it skipped frames): `convert` writes the
+ * names as they were, and a replay on less memory names the request that fails. */
 static void test_snapshot_frames(void)
 {
     static const char *body[2] = {
@@ -288,7 +289,13 @@ static void test_snapshot_frames(void)
         free(j);
     }
     CU_ASSERT_STRING_EQUAL(pl[0], pl[1]);
-    CU_ASSERT_STRING_EQUAL(js[0], js[1]);
+    CU_ASSERT(strstr(js[0], "\"id\": null,\n      \"level\": \"hbm\",\n      \"name\": \"big\",")
+              != NULL);
+    CU_ASSERT(strstr(js[1], "\"id\": null,\n      \"level\": \"hbm\",\n      \"name\": null,")
+              != NULL);
+    const char *q0 = strstr(js[0], "\"requested\""), *q1 = strstr(js[1], "\"requested\"");
+    CU_ASSERT_FATAL(q0 && q1);
+    CU_ASSERT_STRING_EQUAL(q0, q1); /* the rest, from the failure's requested bytes on */
     for (int k = 0; k < 2; k++)
         free(pl[k]), free(js[k]);
     for (int k = 0; k < 2; k++) { /* export -> convert keeps the names, exactly */
@@ -298,8 +305,9 @@ static void test_snapshot_frames(void)
         CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
         char *c = tu_slurp(out, NULL);
         CU_ASSERT_FATAL(c != NULL);
-        CU_ASSERT_EQUAL(tu_count(c, " name="), k ? 0 : 2);
+        CU_ASSERT_EQUAL(tu_count(c, " name="), k ? 0 : 3);
         if (k == 0) {
+            CU_ASSERT(strstr(c, "\noom 20971520 name=big ") != NULL);
             CU_ASSERT(strstr(c, "alloc 1 4194304 addr=0 name=fc1.weight ") != NULL);
             CU_ASSERT(strstr(c, " name=a\"b\\c\xc3\xa9 ") != NULL);
         }
@@ -333,10 +341,12 @@ static void test_snapshot_frames(void)
     CU_ASSERT(strstr(t, "alloc [{'name': 'fc1.weight', 'filename': '', 'line': 0}]\n"
                         "segment_alloc []\n"
                         "alloc [{'name': 'a\"b\\\\c\xc3\xa9', 'filename': '', 'line': 0}]\n"
-                        "alloc []\nfree_requested []\nfree_completed []\noom []\n") != NULL);
-    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 2);
+                        "alloc []\nfree_requested []\nfree_completed []\n"
+                        "oom [{'name': 'big', 'filename': '', 'line': 0}]\n") != NULL);
+    CU_ASSERT(strstr(t, "\noom []\n") != NULL); /* the unnamed run's */
+    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 3);
     CU_ASSERT_EQUAL(tu_count(t, "\nalloc []"), 1 + 3); /* id 4; the unnamed run's three */
-    if (tu_count(t, "'name'") != 2)
+    if (tu_count(t, "'name'") != 3)
         printf("\n%s", t);
     free(t);
 }
@@ -428,7 +438,8 @@ static const struct tu_test tests[] = {
     {"a binary trace's names reach the same outputs", test_binary_names},
     {"an oom line's name= passes check, binary and convert", test_oom_line_name_forms},
     {"a recorded out-of-memory carries its line's name", test_recorded_oom_name},
-    {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
+    {"snapshot: a named allocation's alloc and oom entries have its name as a frame",
+     test_snapshot_frames},
     {"snapshot: an oom entry is named from its frames", test_snapshot_oom_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
 };
