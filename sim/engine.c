@@ -1446,7 +1446,7 @@ static inline void slot_label(sim *s, const slot *x, const char *name)
 }
 
 /* An out-of-memory result; recorded: of an `oom` line (recorded_oom), id TR_NO_ID; name: the
- * allocation's `name=` (copied), or NULL. */
+ * allocation's or the `oom` line's `name=` (copied), or NULL. */
 static void record_oom(sim *s, uint64_t seq, uint64_t id, uint64_t bytes, int level,
                        int recorded, am_ps at, const char *name)
 {
@@ -2738,7 +2738,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
          * free, so that its replay makes the same request; until 2026-11-27 it had none) */
         if (s->obs && s->obs->alloc)
             s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, o.addr,
-                          ev->bytes, o.size, 1, NULL);
+                          ev->bytes, o.size, 1, ev->name);
         /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
          * 2026-11-27 neither, so the rows no longer added up to allocs) */
         placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED);
@@ -2757,10 +2757,13 @@ static void recorded_oom(sim *s, const tr_event *ev)
     }
     s->sum.oom_matches++;
     mem_count_oom(m);
-    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1, s->host, NULL);
+    /* the line's name= (a PyTorch oom entry's stack: the line that ran out) in its event, and
+     * to the observers: the Chrome marker, the snapshot export's oom entry (until 2026-11-28
+     * a recorded out-of-memory had no name) */
+    record_oom(s, s->seq, TR_NO_ID, ev->bytes, level, 1, s->host, ev->name);
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, s->host, s->seq, TR_NO_ID, level, ev->stream, 0, ev->bytes, 0,
-                      0, NULL);
+                      0, ev->name);
     timeline_row(s, level);
 }
 

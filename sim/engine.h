@@ -37,8 +37,9 @@ typedef struct sim_observer {
      * ok = SIM_ALLOC_DONATED (2, true as ok = 1 is): a matched `donate=`, the output taking
      * over the donor's block (the donor's free comes just before), the placements CSV's
      * `donated` row (until 2026-11-27 it was ok = 1, and the expectation digest hashed the row
-     * as `ok`). name: the allocation's trace `name=`, NULL when none (a recorded `oom` line's
-     * and a transfer's into= destination's too); valid during the call only. */
+     * as `ok`). name: the allocation's (or the recorded `oom` line's) trace `name=`, NULL
+     * when none (a transfer's into= destination's too; until 2026-11-28 a recorded `oom`
+     * line's as well); valid during the call only. */
     void (*alloc)(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                   uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name);
     /* phase: 0 free (both phases), 1 free_requested, 2 free_completed */

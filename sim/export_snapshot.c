@@ -74,8 +74,9 @@ typedef struct snap_rec {
     /* start 2, SA_ALLOC: where the moved buffer was on the default level, or SN_NO_FROM (set
      * by sn_append, whatever the record came with) */
     uint64_t from;
-    /* SA_ALLOC of a request the trace named (`name=`): 1 + where the name is in the names
-     * scratch file (sn_name_put), written as the entry's one frame; 0 when unnamed */
+    /* SA_ALLOC or SA_OOM of a request the trace named (`name=`): 1 + where the name is in the
+     * names scratch file (sn_name_put), written as the entry's one frame; 0 when unnamed (until
+     * 2026-11-28 an oom entry had none) */
     uint64_t name;
 } snap_rec;
 
@@ -370,7 +371,7 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
     return 1;
 }
 
-/* Keep a name for an alloc entry: its snap_rec.name. A name is 1 to 255 bytes (FORMAT.md). */
+/* Keep a name for an alloc or oom entry: its snap_rec.name. A name is 1 to 255 bytes (FORMAT.md). */
 static uint64_t sn_name_put(snap_exp *x, const char *name)
 {
     size_t n = strlen(name);
@@ -409,7 +410,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0, 0, ok && name ? sn_name_put(x, name) : 0};
+                  0, 0, 0, 0, name ? sn_name_put(x, name) : 0};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -489,9 +490,11 @@ static void sn_free(void *ctx, am_ps t, uint64_t id, int level, uint32_t stream,
  * reported before it, as belonging to a reported operation (they stay before it). The callers
  * decide whether there is one to write: sn_attempt_failed only after device gives, sn_oom even
  * when nothing was given back (the level counted an out-of-memory). */
-static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested)
+static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t requested,
+                         const char *name)
 {
-    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0, 0});
+    sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0,
+                          name ? sn_name_put(x, name) : 0});
     x->mark = x->n;
     sn_commit(x);
 }
@@ -519,7 +522,7 @@ static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, ui
      * of 1710 addresses). There the gives stay with the next free, as before. */
     if (level != x->cfg->default_level || x->n == x->mark || x->start)
         return;
-    sn_write_oom(x, t, stream, requested);
+    sn_write_oom(x, t, stream, requested, NULL); /* the request is named where it is served */
 }
 
 /* The free of a block a defragmentation (event seq) released, written as it happens: all of
@@ -565,11 +568,10 @@ static void sn_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uin
     snap_exp *x = ctx;
     (void)seq;
     (void)id;
-    (void)name;
     if (level != x->cfg->default_level || x->start ||
         (strcmp(what, "defrag") != 0 && strcmp(what, "restore") != 0))
         return;
-    sn_write_oom(x, t, stream, requested);
+    sn_write_oom(x, t, stream, requested, name); /* the buffer's name, as its oom event's */
 }
 
 /* A buffer that changed place without a request: a snapshot has no move, so it is the free
@@ -939,9 +941,9 @@ static void sn_commit(snap_exp *x)
         x->recov -= p;
 }
 
-/* An alloc entry's frames: PyTorch's list of frame dicts ({"name", "filename", "line"}), here
- * one frame holding the allocation's trace name (its function name in the viewer's stack), or
- * none. amsim's reader takes this one frame's name back as the name as it is (trace_pickle.c,
+/* An alloc or oom entry's frames: PyTorch's list of frame dicts ({"name", "filename", "line"}),
+ * here one frame holding the request's trace name (its function name in the viewer's stack), or
+ * none (PyTorch records the failing request's stack on its oom entry too). amsim's reader takes this one frame's name back as the name as it is (trace_pickle.c,
  * frames_name; until 2026-11-28 it skipped frames); the placements are the same either way. */
 static void sn_frames(snap_exp *x, FILE *f, uint64_t name)
 {
@@ -1028,7 +1030,7 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
              * a run of 3.900 us replayed in 3.000 us) */
             if (r->t % AM_PS_PER_US)
                 pk_kint(f, "amsim_sub_us_ps", r->t % AM_PS_PER_US);
-            sn_frames(x, f, r->action == SA_ALLOC ? r->name : 0);
+            sn_frames(x, f, r->action == SA_ALLOC || r->action == SA_OOM ? r->name : 0);
             pk_dict_end(f);
         }
     }

@@ -51,9 +51,14 @@ static void oom_names(FILE *f, const sim *s)
     for (size_t i = 0; i < no; i++) {
         if (!oo[i].name)
             continue;
-        char b[32], t[32];
-        fprintf(f, "  %s: id %" PRIu64 ", %s on %s at %s (event %" PRIu64 ")\n", oo[i].name,
-                oo[i].id, units_fmt_size(b, sizeof b, oo[i].requested),
+        char b[32], t[32], id[32];
+        /* a recorded out-of-memory (`oom` line) has no id: it says so instead */
+        if (oo[i].recorded)
+            snprintf(id, sizeof id, "recorded oom");
+        else
+            snprintf(id, sizeof id, "id %" PRIu64, oo[i].id);
+        fprintf(f, "  %s: %s, %s on %s at %s (event %" PRIu64 ")\n", oo[i].name, id,
+                units_fmt_size(b, sizeof b, oo[i].requested),
                 cfg->levels[oo[i].level].name, units_fmt_time(t, sizeof t, oo[i].time),
                 oo[i].seq);
     }

@@ -59,6 +59,7 @@ static unsigned kind_ext(int k)
     case TR_TRANSFER:
         return BX_NAME | BX_ID | BX_INTO | BX_IMPLICIT | BX_TO;
     case TR_COMPUTE:
+    case TR_OOM_RECORDED: /* the failed request's name (until 2026-11-28 none) */
         return BX_NAME;
     case TR_SEGMENT_ALLOC:
         return BX_DECLARED;

@@ -79,8 +79,9 @@ static const native_op native_ops[] = {
      "segment_alloc ADDR BYTES [level=NAME] [stream=S] [at=TIME] [declared=0|1]"},
     {"segment_free", 0, TR_SEGMENT_FREE, 2, {NP_ADDR, NP_BYTES, 0}, NK_LEVEL | NK_STREAM | NK_AT,
      "level, stream, at", "segment_free ADDR BYTES [level=NAME] [stream=S] [at=TIME]"},
-    {"oom", 0, TR_OOM_RECORDED, 1, {NP_BYTES, 0, 0}, NK_LEVEL | NK_STREAM | NK_AT,
-     "level, stream, at", "oom BYTES [level=NAME] [stream=S] [at=TIME]"},
+    /* name=: the failed request's (a PyTorch oom entry's stack; until 2026-11-28 refused) */
+    {"oom", 0, TR_OOM_RECORDED, 1, {NP_BYTES, 0, 0}, NK_LEVEL | NK_STREAM | NK_NAME | NK_AT,
+     "level, stream, name, at", "oom BYTES [level=NAME] [stream=S] [name=TAG] [at=TIME]"},
     {"use", 'u', TR_USE, 1, {NP_ID, 0, 0}, NK_STREAM | NK_AT, "stream, at",
      "use ID [stream=S] [at=TIME]"},
     /* an explicit defragmentation (JAX's client.defragment()): a host action on one level, so

@@ -41,8 +41,10 @@
  *     frames give: frames_name), free_requested and free_completed -> TR_FREE_REQUESTED /
  *     TR_FREE_COMPLETED of the live allocation at that address (frees of unknown addresses are
  *     skipped and counted), segment_alloc/_map -> TR_SEGMENT_ALLOC, segment_free/_unmap ->
- *     TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED. A live start-state block's prologue allocation
- *     is named from its frames alike (until 2026-11-28 frames were skipped: no name).
+ *     TR_SEGMENT_FREE, oom -> TR_OOM_RECORDED, named from its frames as an alloc is (the
+ *     failing request's stack; until 2026-11-28 no name). A live start-state block's prologue
+ *     allocation is named from its frames alike (until 2026-11-28 frames were skipped: no
+ *     name).
  *
  * Streams: CUDA stream handles become small integers in order of first appearance (trace
  * entries first, then segments); stream 0 stays 0. A snapshot naming more than
@@ -85,7 +87,7 @@ typedef struct tp_entry {
     int skipped; /* counted with the skipped rows: it gives no event (build_trace, build_start) */
     uint64_t addr, size; /* A_OOM_FREE_*: addr is the oom entry's index in the start list */
     uint32_t stream;
-    uint32_t name; /* A_ALLOC: its name's offset in the names (tp_names), 0: none */
+    uint32_t name; /* A_ALLOC, A_OOM: its name's offset in the names (tp_names), 0: none */
     am_ps time;
     uint64_t id; /* an oom of the start list: its request's id until freed, else TP_NO_ID */
     uint64_t from; /* A_RECOVERY_ALLOC: where the buffer was ('from'), else TR_NO_ADDR */
@@ -787,11 +789,11 @@ static int time_back_news(const char *path, int dev, size_t first, uint64_t coun
 
 /* ---- names from stack frames ---- */
 
-/* The names of alloc entries and live start-state blocks, NUL-terminated one after another in
+/* The names of alloc and oom entries and live start-state blocks, NUL-terminated one after another in
  * one buffer; an entry holds its name's offset (0 is the empty string at the start: no name).
  * They are all read before the first event is built, so the buffer no longer moves then and
- * the events point into it (tp_impl.names). A name is built only for an alloc or a live
- * block: the other entries' frames cost nothing. */
+ * the events point into it (tp_impl.names). A name is built only for an alloc, an oom or a
+ * live block: the other entries' frames cost nothing. */
 typedef struct tp_names {
     char *b;
     size_t n, cap;
@@ -886,7 +888,7 @@ static void name_put(char *out, size_t *o, const char *s, size_t len)
     }
 }
 
-/* The name of an alloc entry or a block from its 'frames' (names, offset; 0: none): the
+/* The name of an alloc or oom entry or a block from its 'frames' (names, offset; 0: none): the
  * export form's name, else BASENAME:LINE:FUNCTION of user_frame, made a valid name=. Frames
  * of the wrong type are no name: a snapshot is not refused for its stacks. */
 static uint32_t frames_name(tp_names *nm, const pkl_value *frames)
@@ -998,7 +1000,9 @@ static int read_entries(trace *t, const char *name, const pkl_value *list, int d
             free(e);
             return -1;
         }
-        if (x->action == A_ALLOC)
+        /* an oom entry holds the failing request's stack (PyTorch's context), named alike:
+         * the line that ran out (until 2026-11-28 no name) */
+        if (x->action == A_ALLOC || x->action == A_OOM)
             x->name = frames_name(nm, pkl_get(d, "frames"));
         /* a stream of another type is refused by its own name (until 2026-11-27 it was blamed
          * on 'addr' or 'size') */
@@ -1529,10 +1533,10 @@ static int build_start(trace *t, tp_impl *im, tp_entry *en, size_t n, int dev, u
             ev_base(&e, t, TR_ALLOC);
             e.id = (*next_id)++;
             e.bytes = x->size;
+            e.name = name_at(im, x->name);
             if (x->action == A_OOM)
                 x->id = e.id;
             else {
-                e.name = name_at(im, x->name);
                 if (start_overlap(t, rg, x, dev, i, err) < 0) {
                     rc = -1;
                     goto out;
@@ -1663,6 +1667,7 @@ static int build_trace(trace *t, tp_impl *im, tp_entry *en, size_t n, tp_entry *
         case A_OOM:
             ev_base(&e, t, TR_OOM_RECORDED);
             e.bytes = x->size;
+            e.name = name_at(im, x->name);
             break;
         case A_MARK:
             continue;

@@ -195,11 +195,71 @@ static void test_binary_names(void)
     free(j1), free(r1), free(c1), free(j2), free(r2), free(c2);
 }
 
+/* A recorded out-of-memory's name= (until 2026-11-28 it had none): its oom_events entry (id
+ * null), a report line saying "recorded oom" for the id it lacks, args.name of its Chrome
+ * marker; the binary form of the trace gives the same. An unnamed one stays as it was. */
+static void test_recorded_oom_name(void)
+{
+    const char *tr = tu_write("ro.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "oom 20MiB name=train.py:42:fwd\"\xc3\xa9\noom 30MiB\n");
+    char bin[512], args[2048];
+    snprintf(bin, sizeof bin, "%s/ro.amtb", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    for (int k = 0; k < 2; k++) {
+        char *js, *rep, *ch;
+        names_run(names_cfg(), k ? bin : tr, k ? "ro_bin" : "ro", &js, &rep, &ch);
+        CU_ASSERT(strstr(js, "\"seq\": 1,\n      \"id\": null,\n      \"level\": \"hbm\",\n"
+                             "      \"name\": \"train.py:42:fwd\\\"\xc3\xa9\",") != NULL);
+        CU_ASSERT(strstr(js, "\"seq\": 2,\n      \"id\": null,\n      \"level\": \"hbm\",\n"
+                             "      \"name\": null,") != NULL);
+        CU_ASSERT(strstr(rep, "(the run continued)\n  train.py:42:fwd\"\xc3\xa9: recorded oom, "
+                              "20.00 MiB on hbm at 0 ps (event 1)\n") != NULL);
+        CU_ASSERT_EQUAL(tu_count(rep, ": recorded oom,"), 1);
+        CU_ASSERT(strstr(ch, "\"args\":{\"seq\":1,\"id\":null,\"requested\":20971520,"
+                             "\"name\":\"train.py:42:fwd\\\"\xc3\xa9\"}}") != NULL);
+        CU_ASSERT(strstr(ch, "\"args\":{\"seq\":2,\"id\":null,\"requested\":31457280}}")
+                  != NULL);
+        if (!strstr(rep, "recorded oom"))
+            printf("\n%s", rep);
+        free(js), free(rep), free(ch);
+    }
+}
+
+/* A recorded out-of-memory takes name= as an alloc does (until 2026-11-28 refused: "unknown
+ * field 'name' for oom"): `check` accepts it, and text -> binary -> text keeps it, escaped
+ * bytes and all, on the oom line only. */
+static void test_oom_line_name_forms(void)
+{
+    const char *tr = tu_write("ol.trace", "amsim-trace v1\nalloc 1 4MiB\n"
+                              "oom 20MiB name=train.py:42:fwd\"\xc3\xa9 stream=1\noom 1MiB\n");
+    char bin[512], back[512], args[2048], *out = NULL;
+    snprintf(args, sizeof args, "check '%s' -c '%s'", tr, names_cfg());
+    CU_ASSERT_EQUAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT(out && strstr(out, "trace ok") != NULL);
+    free(out);
+    snprintf(bin, sizeof bin, "%s/ol.amtb", tu_tmpdir());
+    snprintf(back, sizeof back, "%s/ol.back.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "convert '%s' -o '%s' --to binary -c '%s'", tr, bin, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s' -c '%s'", bin, back, names_cfg());
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *c = tu_slurp(back, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT(strstr(c, "\noom 20971520 stream=1 name=train.py:42:fwd\"\xc3\xa9\n"
+                        "oom 1048576\n") != NULL);
+    CU_ASSERT_EQUAL(tu_count(c, " name="), 1);
+    if (!strstr(c, "name=train"))
+        printf("\n%s", c);
+    free(c);
+}
+
 /* The PyTorch snapshot export: a named allocation's alloc entry has one frame {"name": TAG,
- * "filename": "", "line": 0}, the others none; the named and the unnamed export replay to the
- * same bytes (placements and summary: the one failure, a recorded oom, has no frames). The
- * reader takes that frame back as the name (until 2026-11-28 it skipped frames): `convert`
- * writes the names as they were, and a replay on less memory names the request that fails. */
+ * "filename": "", "line": 0}, the others none, and so has a named request's oom entry (big,
+ * which fails; until 2026-11-28 its oom entry had no frames); the named and the unnamed export
+ * replay to the same placements, and the same summary but for the failure's name. The reader
+ * takes that frame back as the name (until 2026-11-28 it skipped frames): `convert` writes the
+ * names as they were, and a replay on less memory names the request that fails. */
 static void test_snapshot_frames(void)
 {
     static const char *body[2] = {
@@ -229,7 +289,13 @@ static void test_snapshot_frames(void)
         free(j);
     }
     CU_ASSERT_STRING_EQUAL(pl[0], pl[1]);
-    CU_ASSERT_STRING_EQUAL(js[0], js[1]);
+    CU_ASSERT(strstr(js[0], "\"id\": null,\n      \"level\": \"hbm\",\n      \"name\": \"big\",")
+              != NULL);
+    CU_ASSERT(strstr(js[1], "\"id\": null,\n      \"level\": \"hbm\",\n      \"name\": null,")
+              != NULL);
+    const char *q0 = strstr(js[0], "\"requested\""), *q1 = strstr(js[1], "\"requested\"");
+    CU_ASSERT_FATAL(q0 && q1);
+    CU_ASSERT_STRING_EQUAL(q0, q1); /* the rest, from the failure's requested bytes on */
     for (int k = 0; k < 2; k++)
         free(pl[k]), free(js[k]);
     for (int k = 0; k < 2; k++) { /* export -> convert keeps the names, exactly */
@@ -239,8 +305,9 @@ static void test_snapshot_frames(void)
         CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
         char *c = tu_slurp(out, NULL);
         CU_ASSERT_FATAL(c != NULL);
-        CU_ASSERT_EQUAL(tu_count(c, " name="), k ? 0 : 2);
+        CU_ASSERT_EQUAL(tu_count(c, " name="), k ? 0 : 3);
         if (k == 0) {
+            CU_ASSERT(strstr(c, "\noom 20971520 name=big ") != NULL);
             CU_ASSERT(strstr(c, "alloc 1 4194304 addr=0 name=fc1.weight ") != NULL);
             CU_ASSERT(strstr(c, " name=a\"b\\c\xc3\xa9 ") != NULL);
         }
@@ -274,12 +341,64 @@ static void test_snapshot_frames(void)
     CU_ASSERT(strstr(t, "alloc [{'name': 'fc1.weight', 'filename': '', 'line': 0}]\n"
                         "segment_alloc []\n"
                         "alloc [{'name': 'a\"b\\\\c\xc3\xa9', 'filename': '', 'line': 0}]\n"
-                        "alloc []\nfree_requested []\nfree_completed []\noom []\n") != NULL);
-    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 2);
+                        "alloc []\nfree_requested []\nfree_completed []\n"
+                        "oom [{'name': 'big', 'filename': '', 'line': 0}]\n") != NULL);
+    CU_ASSERT(strstr(t, "\noom []\n") != NULL); /* the unnamed run's */
+    CU_ASSERT_EQUAL(tu_count(t, "'name'"), 3);
     CU_ASSERT_EQUAL(tu_count(t, "\nalloc []"), 1 + 3); /* id 4; the unnamed run's three */
-    if (tu_count(t, "'name'") != 2)
+    if (tu_count(t, "'name'") != 3)
         printf("\n%s", t);
     free(t);
+}
+
+/* A PyTorch snapshot's oom entry holds the failing request's stack: the reader names it from
+ * its frames as it names an alloc entry (the innermost user frame, BASENAME:LINE:FUNCTION;
+ * until 2026-11-28 no name), so `convert` writes it on the oom line and a replay's oom_events
+ * entry and report line name the line that ran out. One without frames stays unnamed. */
+static void test_snapshot_oom_frames(void)
+{
+    if (system("python3 -c pass >/dev/null 2>&1") != 0) {
+        printf("skipped: python3 not found\n");
+        return;
+    }
+    const char *py = tu_write("oomsnap.py",
+        "import pickle, sys\n"
+        "fr = lambda n, f, l: {'name': n, 'filename': f, 'line': l}\n"
+        "torch = fr('_call_impl', '/venv/lib/python3.12/site-packages/torch/nn/modules/"
+        "module.py', 1736)\n"
+        "e = lambda a, size, t, frames, **k: dict(action=a, size=size, stream=0, time_us=t, "
+        "frames=frames, **k)\n"
+        "tr = [e('segment_alloc', 4194304, 1, [], addr=0),\n"
+        "      e('alloc', 4194304, 1, [fr('forward', '/home/u/model.py', 54)], addr=0),\n"
+        "      e('oom', 20971520, 2, [torch, fr('step', '/home/u/train.py', 77),\n"
+        "                             fr('<module>', '/home/u/train.py', 9)], device_free=0),\n"
+        "      e('oom', 8388608, 3, [], device_free=0)]\n"
+        "pickle.dump({'segments': [], 'device_traces': [tr]}, open(sys.argv[1], 'wb'), "
+        "protocol=4)\n");
+    char snap[512], conv[512], args[2048];
+    snprintf(snap, sizeof snap, "%s/oomsnap.pickle", tu_tmpdir());
+    snprintf(conv, sizeof conv, "%s/oomsnap.trace", tu_tmpdir());
+    snprintf(args, sizeof args, "python3 '%s' '%s'", py, snap);
+    CU_ASSERT_EQUAL_FATAL(system(args), 0);
+    snprintf(args, sizeof args, "convert '%s' -o '%s'", snap, conv);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    char *c = tu_slurp(conv, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT(strstr(c, "\nalloc 1 4194304 addr=0 name=model.py:54:forward at=0\n"
+                        "oom 20971520 name=train.py:77:step at=1000000\n"
+                        "oom 8388608 at=2000000\n") != NULL);
+    if (!strstr(c, "name=train.py"))
+        printf("\n%s", c);
+    free(c);
+    char *js, *rep, *ch;
+    names_run(names_cfg(), snap, "oomsnap", &js, &rep, &ch);
+    CU_ASSERT(strstr(js, "\"id\": null,\n      \"level\": \"hbm\",\n"
+                         "      \"name\": \"train.py:77:step\",") != NULL);
+    CU_ASSERT_EQUAL(tu_count(js, "\"name\": null,"), 1);
+    CU_ASSERT(strstr(rep, "\n  train.py:77:step: recorded oom, 20.00 MiB on hbm at 1.000 us "
+                          "(event 3)\n") != NULL);
+    CU_ASSERT(strstr(ch, "\"requested\":20971520,\"name\":\"train.py:77:step\"}}") != NULL);
+    free(js), free(rep), free(ch);
 }
 
 /* A buffer a compaction moves keeps its name in the snapshot export: the alloc entry at its
@@ -317,7 +436,11 @@ static const struct tu_test tests[] = {
     {"chrome trace: named compute and transfer slices", test_chrome_op_names},
     {"chrome trace: queued named ops keep their names", test_chrome_queued_names},
     {"a binary trace's names reach the same outputs", test_binary_names},
-    {"snapshot: a named allocation's alloc entry has its name as a frame", test_snapshot_frames},
+    {"an oom line's name= passes check, binary and convert", test_oom_line_name_forms},
+    {"a recorded out-of-memory carries its line's name", test_recorded_oom_name},
+    {"snapshot: a named allocation's alloc and oom entries have its name as a frame",
+     test_snapshot_frames},
+    {"snapshot: an oom entry is named from its frames", test_snapshot_oom_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
 };
 
