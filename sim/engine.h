@@ -178,7 +178,8 @@ typedef struct sim_oom {
     int recorded;     /* a recorded out-of-memory (`oom` line) the simulation ran out on too */
     uint64_t requested, free_bytes, largest_free_block, unreserved_bytes;
     am_ps time;
-    char *name;       /* the allocation's trace `name=` (a copy the sim owns), NULL when none */
+    char *name;       /* the allocation's trace `name=`, or a recorded `oom` line's (id TR_NO_ID);
+                       * a copy the sim owns, NULL when none */
 } sim_oom;
 
 /* One direction of a link (a link within one memory has one). A half-duplex link between two

@@ -522,7 +522,9 @@ static void sn_attempt_failed(void *ctx, am_ps t, int level, uint32_t stream, ui
      * of 1710 addresses). There the gives stay with the next free, as before. */
     if (level != x->cfg->default_level || x->n == x->mark || x->start)
         return;
-    sn_write_oom(x, t, stream, requested, NULL); /* the request is named where it is served */
+    /* unnamed: the entry that settles the request (its alloc, or its final oom) has the name,
+     * which attempt_failed is not given */
+    sn_write_oom(x, t, stream, requested, NULL);
 }
 
 /* The free of a block a defragmentation (event seq) released, written as it happens: all of

@@ -40,8 +40,8 @@ void report_level_metrics(mem_level *m, level_metrics *o)
 
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
-/* The out-of-memory events (of the report.max_oom_events listed) whose allocation the trace
- * named, a line each after the count: which tensor ran out is what one debugging it asks first.
+/* The out-of-memory events (of the report.max_oom_events listed) whose request the trace named
+ * (an allocation's or a recorded `oom` line's name=), a line each after the count: which tensor ran out is what one debugging it asks first.
  * Nothing for a trace without names, whose report stays as it was. */
 static void oom_names(FILE *f, const sim *s)
 {
@@ -571,8 +571,8 @@ void report_json(FILE *f, sim *s, const report_trace *t)
         else
             json_u64(&w, oo[i].id);
         json_kstr(&w, "level", cfg->levels[oo[i].level].name);
-        /* the allocation's trace name=; null when it had none, as every field of the event is
-         * always there */
+        /* the request's trace name= (an allocation's or a recorded oom line's); null when it had
+         * none, as every field of the event is always there */
         json_kstr(&w, "name", oo[i].name);
         json_ku64(&w, "requested", oo[i].requested);
         json_ku64(&w, "free_bytes", oo[i].free_bytes);

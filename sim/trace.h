@@ -47,6 +47,15 @@ static inline int tr_kind_has_level(int k)
                          1u << TR_SEGMENT_FREE | 1u << TR_OOM_RECORDED | 1u << TR_DEFRAG)) != 0;
 }
 
+/* Kinds whose events may carry a `name=` (traces/FORMAT.md): the binary form's extension and
+ * the text writer take the set from here, and the native reader's table (trace_native.c) has
+ * the same. An `oom` line's since 2026-11-28. */
+static inline int tr_kind_named(int k)
+{
+    return (1u << k & (1u << TR_ALLOC | 1u << TR_TRANSFER | 1u << TR_COMPUTE |
+                       1u << TR_OOM_RECORDED)) != 0;
+}
+
 #define TR_ALL UINT32_MAX      /* TR_SYNC on every stream */
 #define TR_NO_ADDR UINT64_MAX  /* no recorded address */
 /* The latest time a trace may give an event: 2^64 - 3 ps. 2^64 - 1 means "no time"

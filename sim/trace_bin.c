@@ -50,24 +50,23 @@ int trace_bin_magic(const unsigned char *p, size_t n)
     return n >= 4 && memcmp(p, TRACE_BIN_MAGIC, 4) == 0;
 }
 
-/* The extension fields each kind may carry: those its native line allows (trace_native.c). */
+/* The extension fields each kind may carry: those its native line allows (trace_native.c); a
+ * name where tr_kind_named says (an `oom`'s since 2026-11-28). */
 static unsigned kind_ext(int k)
 {
+    unsigned name = tr_kind_named(k) ? BX_NAME : 0;
     switch (k) {
     case TR_ALLOC:
-        return BX_NAME | BX_ADDR | BX_DONATE | BX_PROLOGUE;
+        return name | BX_ADDR | BX_DONATE | BX_PROLOGUE;
     case TR_TRANSFER:
-        return BX_NAME | BX_ID | BX_INTO | BX_IMPLICIT | BX_TO;
-    case TR_COMPUTE:
-    case TR_OOM_RECORDED: /* the failed request's name (until 2026-11-28 none) */
-        return BX_NAME;
+        return name | BX_ID | BX_INTO | BX_IMPLICIT | BX_TO;
     case TR_SEGMENT_ALLOC:
         return BX_DECLARED;
     case TR_FREE:
     case TR_FREE_REQUESTED:
         return BX_PROLOGUE;
     default:
-        return 0;
+        return name;
     }
 }
 

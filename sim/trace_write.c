@@ -177,8 +177,7 @@ int tw_event(tw_writer *w, const tr_event *ev, am_error *err)
         fprintf(f, " stream=%" PRIu32, ev->stream);
     if (ev->kind == TR_SYNC && ev->stream == 0)
         fputs(" stream=0", f);
-    if (ev->name && (ev->kind == TR_ALLOC || ev->kind == TR_TRANSFER || ev->kind == TR_COMPUTE ||
-                     ev->kind == TR_OOM_RECORDED))
+    if (ev->name && tr_kind_named(ev->kind))
         fprintf(f, " name=%s", ev->name);
     if (ev->time != AM_TIME_NONE) {
         am_ps at = ev->time < w->last_at ? w->last_at : ev->time;
