@@ -1126,6 +1126,12 @@ static void sn_write(snap_exp *x, FILE *f)
      * than from the first entry, so time before it (an at=, the prologue's device calls) is
      * kept (until 2026-11-27 it was lost; PyTorch's viewer ignores the key) */
     pk_kint(f, "amsim_time_origin_us", 0);
+    /* when the run ended (its makespan), for amsim's reader only: no entry holds the time after
+     * the last one (a compute, a sync, the copies of a recovery the replay does not make), so
+     * without it the replay ended at its last entry (until 2026-11-28: `alloc 1 1MiB / compute
+     * 20us` took 20 us and its export's replay 0) */
+    if (x->sim)
+        pk_kint(f, "amsim_end_ps", sim_get_summary(x->sim)->makespan);
     pk_str(f, "allocator_settings");
     fputc('}', f);
     pk_str(f, "external_annotations");

@@ -57,7 +57,8 @@
  * amsim_sub_us_ps (the picoseconds past time_us; read_sub_us); prologue events have time 0.
  * time_us is an int (PyTorch's) or a float with a whole value; anything else is refused, as is
  * a 'stream' or a segment's 'device' that is no int (read_time_us, read_stream). Event
- * positions (`line`) are 1-based trace entry numbers; 0 for prologue events. Messages on bad
+ * positions (`line`) are 1-based trace entry numbers; 0 for prologue events; the run's end
+ * (amsim_end_ps, a sync) one past the last entry. Messages on bad
  * input: "PATH: byte N: ..." from the unpickler, else "PATH: device_traces[D][I]: ..." naming
  * the offending entry. */
 #include <errno.h>
@@ -1111,6 +1112,23 @@ static int read_origin(trace *t, const pkl_value *v, int64_t *origin, am_error *
     return 0;
 }
 
+/* amsim_end_ps (export_snapshot.c): when the run amsim exported ended (its makespan), in ps
+ * after the time origin, into *end (AM_TIME_NONE when absent). The time after its last entry
+ * (a compute, a sync, a recovery's copies) is in no entry: without it an export's replay ended
+ * at its last entry (until 2026-11-28). Past 2^64 - 3 ps is refused, as an entry's time is. */
+static int read_end(trace *t, const pkl_value *v, am_ps *end, am_error *err)
+{
+    uint64_t ps;
+    *end = AM_TIME_NONE;
+    if (!v)
+        return 0;
+    if (pkl_u64(v, &ps) < 0 || ps > TR_TIME_MAX)
+        return am_fail(err, AM_EINPUT, "%s: 'amsim_end_ps' must be an integer from 0 to 2^64 - 3 "
+                       "(picoseconds after the time origin)", t->path);
+    *end = ps;
+    return 0;
+}
+
 /* amsim_start_traces (export_snapshot.c): per device, the start-state prologue of the run
  * amsim exported. Absent (or no list for dev): *out = NULL, the start state is walked back. */
 static int read_start(trace *t, const pkl_value *st_list, int dev, const int64_t *origin,
@@ -1299,6 +1317,21 @@ static void ev_base(tr_event *e, const trace *t, tr_kind k)
     e->dst_level = -1;
     e->addr = TR_NO_ADDR;
     e->time = 0;
+}
+
+/* The run's end as the replay's last event: the host waits until then (a sync at= it), so the
+ * replay's makespan and host time are the original's. Its position is one past the n entries
+ * (0 would make it a prologue event). */
+static void emit_end(trace *t, tp_impl *im, am_ps end, size_t n)
+{
+    tr_event e;
+    if (end == AM_TIME_NONE)
+        return;
+    ev_base(&e, t, TR_SYNC);
+    e.stream = TR_ALL;
+    e.time = end;
+    e.line = n + 1;
+    emit(im, &e);
 }
 
 /* The request a live block of the start state is re-made with: its recorded request (the
@@ -2065,7 +2098,9 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     int rc = -1;
     int64_t origin;
     const int64_t *po = NULL;
-    if (read_origin(t, pkl_get(root, "amsim_time_origin_us"), &origin, err) < 0)
+    am_ps end;
+    if (read_origin(t, pkl_get(root, "amsim_time_origin_us"), &origin, err) < 0 ||
+        read_end(t, pkl_get(root, "amsim_end_ps"), &end, err) < 0)
         return -1;
     state_init(&s);
     if (pkl_get(root, "amsim_time_origin_us"))
@@ -2104,6 +2139,7 @@ static int build(trace *t, const pkl_value *root, tp_impl *im, am_error *err)
     free(live.val);
     if (bad)
         goto out;
+    emit_end(t, im, end, n);
     /* each entry that gave no event, once (until 2026-11-27 a free of an unknown address
      * counted twice, in the backward walk and in the trace) */
     for (size_t i = 0; i < n; i++)

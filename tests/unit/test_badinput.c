@@ -824,6 +824,13 @@ BI_TB(p_sub_us_alone, "subus1.pickle",
       "X\x04\x00\x00\x00" "addrq\x09K\x00X\x04\x00\x00\x00sizeq\x0aM\x00\x04X\x0f\x00\x00\x00"
       "amsim_sub_us_psq\x0bM\xf4\x01uaau.",
       "amsim: @: device_traces[0][0]: 'amsim_sub_us_ps' without a 'time_us' to add it to")
+/* pickle.dumps({"segments": [], "device_traces": [[]], "amsim_end_ps": -1}, protocol=2): when
+ * the run amsim exported ended (export_snapshot.c) is picoseconds after the origin */
+BI_TB(p_end_negative, "endneg.pickle",
+      "\x80\x02}q\x00(X\x08\x00\x00\x00segmentsq\x01]q\x02X\x0d\x00\x00\x00" "device_tracesq\x03]"
+      "q\x04]q\x05" "aX\x0c\x00\x00\x00" "amsim_end_psq\x06J\xff\xff\xff\xffu.",
+      "amsim: @: 'amsim_end_ps' must be an integer from 0 to 2^64 - 3 (picoseconds after the "
+      "time origin)")
 /* pickle.dumps({"segments": [], "device_traces": [[]], "amsim_start_traces": [[{"action":
  * "amsim_recovery_alloc", "addr": 0, "size": 1024, "from": "x"}]]}, protocol=2): where a
  * prologue recovery moved a buffer from (export_snapshot.c) is an address */
@@ -5126,6 +5133,7 @@ void suite_badinput(void)
              {"pickle: a negative time_us", p_time_negative},
              {"pickle: amsim_sub_us_ps of a microsecond or more", p_sub_us_range},
              {"pickle: amsim_sub_us_ps without time_us", p_sub_us_alone},
+             {"pickle: amsim_end_ps below 0", p_end_negative},
              {"pickle: amsim_recovery_alloc whose from is no address", p_recovery_from},
              {"pickle: amsim_recovery_free at the address of none", p_recovery_free_none},
              {"pickle: amsim_recovery_alloc past 2^64 - 1", p_recovery_alloc_past_end},

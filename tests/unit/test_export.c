@@ -364,10 +364,16 @@ static void test_snapshot(void)
     size_t k = 0;
     int r, mismatch = 0;
     uint64_t ooms = 0;
+    size_t ends = 0;
     while ((r = trace_next(t, &ev, &err)) == 1) {
         if (ev.kind == TR_SEGMENT_ALLOC && ev.declared)
             continue;
         CU_ASSERT(ev.line != 0); /* no start-state prologue: the run started empty */
+        if (ev.kind == TR_SYNC) { /* the run's end (amsim_end_ps), after the entries */
+            ends++;
+            CU_ASSERT_EQUAL(k, seen.n);
+            continue;
+        }
         if (k >= seen.n) {
             mismatch++;
             break;
@@ -387,6 +393,7 @@ static void test_snapshot(void)
     CU_ASSERT_EQUAL(r, 0);
     CU_ASSERT_EQUAL(mismatch, 0);
     CU_ASSERT_EQUAL(k, seen.n);
+    CU_ASSERT_EQUAL(ends, 1);
     CU_ASSERT_EQUAL(trace_skipped(t), 0);
     CU_ASSERT(ooms > 0); /* 16 MiB is too small for this step */
     trace_close(t);
@@ -1506,7 +1513,8 @@ static void snap_entries(const char *path, char *order, size_t n)
     int r;
     order[0] = 0;
     while ((r = trace_next(t, &ev, &err)) == 1) {
-        if (ev.line == 0 || (ev.kind == TR_SEGMENT_ALLOC && ev.declared))
+        /* the prologue, the declarations and the run's end (amsim_end_ps) are no entries */
+        if (ev.line == 0 || (ev.kind == TR_SEGMENT_ALLOC && ev.declared) || ev.kind == TR_SYNC)
             continue;
         const char *c = ev.kind == TR_ALLOC ? "a" : ev.kind == TR_FREE_REQUESTED ? "r"
                       : ev.kind == TR_FREE_COMPLETED ? "c" : ev.kind == TR_FREE ? "f"
@@ -1646,6 +1654,50 @@ static void test_snapshot_timing(void)
                         j, (unsigned long long)back.su.makespan,
                         (unsigned long long)run.su.makespan);
         }
+    }
+}
+
+/* The time after the last entry is in none: the export writes when the run ended
+ * (amsim_end_ps) and the replay's host waits until then, so its makespan and host time are the
+ * run's, also in the second generation. A trailing compute: until 2026-11-28 the run took 20 us
+ * and its export's replay 0. A run that spills (QA's case: bfc at 8 MiB waiting 10 us for frees,
+ * spilling to a 4 MiB host), whose last entry is the expired wait of 6 at 308.202354 us, then
+ * a restore of 2 that fails after trying to evict (40 us of failed host allocations) and a
+ * 20 us compute: until 2026-11-28 358.202354 us and 308.202354 us. The replay does not spill
+ * (a snapshot has no move: the spills are the frees written for them). */
+static void test_snapshot_end_time(void)
+{
+    const char *cfg = tu_write("et.yaml", "version: 1\ndevice: h100\nmemories:\n"
+                               "  hbm:\n    capacity: 8MiB\n    allocator: {policy: bfc, "
+                               "memory_fraction: 1.0, retry_after_free: true, retry_wait: 10us}\n"
+                               "    on_oom: spill_to_host\n    spill_host: host\n"
+                               "  host:\n    capacity: 4MiB\n");
+    const char *tail = tu_write("et1.trace", "amsim-trace v1\nalloc 1 1MiB\ncompute 20us\n");
+    const char *spill = tu_write("et2.trace", "amsim-trace v1\nalloc 1 4MiB\nalloc 2 4MiB\n"
+                                 "alloc 3 1MiB\nalloc 4 3584KiB\nfree 1\nalloc 5 3328KiB\n"
+                                 "oom 7MiB\nalloc 6 7MiB\ncompute 1us\nuse 2\ncompute 20us\n");
+    const char *const traces[] = {tail, spill};
+    static const am_ps ends[] = {20 * AM_PS_PER_US, 358202354};
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/et_a.pickle", tu_tmpdir());
+    snprintf(b, sizeof b, "%s/et_b.pickle", tu_tmpdir());
+    for (size_t j = 0; j < AM_ARRAY_LEN(traces); j++) {
+        replay_out run = {0}, back = {0}, again = {0};
+        export_run(cfg, traces[j], NULL, a, &run);
+        export_run(cfg, a, NULL, b, &back);
+        export_run(cfg, b, NULL, NULL, &again);
+        CU_ASSERT_EQUAL(run.su.makespan, ends[j]);
+        CU_ASSERT_EQUAL(run.su.spill.evictions, 2 * j);
+        CU_ASSERT_EQUAL(back.su.spill.evictions, 0);
+        CU_ASSERT_EQUAL(back.su.ooms, run.su.ooms);
+        CU_ASSERT_EQUAL(back.su.address_matches, back.su.recorded_allocs);
+        CU_ASSERT_EQUAL(back.su.makespan, run.su.makespan);
+        CU_ASSERT_EQUAL(back.su.host_time, run.su.host_time);
+        CU_ASSERT_EQUAL(again.su.makespan, run.su.makespan);
+        CU_ASSERT_EQUAL(again.su.host_time, run.su.host_time);
+        if (back.su.makespan != run.su.makespan)
+            fprintf(stderr, "\ntrace %zu: replay makespan %llu ps (run %llu ps)\n", j,
+                    (unsigned long long)back.su.makespan, (unsigned long long)run.su.makespan);
     }
 }
 
@@ -2152,6 +2204,8 @@ void suite_export(void)
              {"a replayed snapshot's start state round-trips under bfc, platform and buddy",
               test_snapshot_start_state_policies},
              {"a snapshot's replay keeps the run's makespan and host time", test_snapshot_timing},
+             {"a snapshot's replay lasts until the run ended (time after its last entry)",
+              test_snapshot_end_time},
              {"an expired wait is written at its deadline", test_snapshot_expiry_time},
              {"a spill's release serves a wait for frees, and the export replays it",
               test_spill_serves_wait},
