@@ -1635,6 +1635,30 @@ static uint64_t bwd_mxu(gctx *g, uint64_t bytes, uint64_t a, uint64_t a_bytes, c
     return r;
 }
 
+/* A step's P, recomputed as both kernels do: S = Q K^T on the MXU, the VPU's exp(S - m) / l,
+ * P into its vmem tile vp. */
+static void bwd_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint64_t q, uint64_t k,
+                  uint64_t vp, double flops)
+{
+    uint64_t S = bwd_mxu(g, a->scores, q, a->q_tile, "mxu.q", k, a->kv_tile, "mxu.k", flops,
+                         "qk");
+    attn_vpu(g, o, ATTN_BWD_P_OPS * (double)o->block_q * (double)o->block_kv, "softmax");
+    g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
+    g_free(g, S);
+}
+
+/* A step's dS, as both kernels compute it: dP = dO V^T on the MXU, the VPU's (dP - di) P, dS
+ * into its vmem tile vds. */
+static void bwd_ds(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint64_t dO,
+                   uint64_t v, uint64_t vds, double flops)
+{
+    uint64_t dP = bwd_mxu(g, a->scores, dO, a->q_tile, "mxu.do", v, a->kv_tile, "mxu.v", flops,
+                          "dp");
+    attn_vpu(g, o, ATTN_BWD_DS_OPS * (double)o->block_q * (double)o->block_kv, "dsoftmax");
+    g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
+    g_free(g, dP);
+}
+
 /* The vmem buffers of a Q block's operands, double-buffered: Q, dO, l, m and di. */
 typedef struct bwd_qbufs {
     uint64_t q[2], dO[2], l[2], m[2], di[2];
@@ -1697,7 +1721,6 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
     uint64_t vds = g_alloc(g, a->p_tile, "vmem", 0, "ds_tile");
     uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0}, dk = 0, dv = 0;
     double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of the 4 matmuls */
-    double scores = (double)bq * (double)bkv;
     g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[0], "dma.k");
     g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[0], "dma.v");
     bwd_qload(g, z, h, &b, 0);
@@ -1732,20 +1755,12 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
             dv = g_alloc(g, z->kv_acc, "vmem", 0, "dv_acc.b%" PRIu64, blk);
         }
         g_wait(g, ev_load[slot], 0);
-        uint64_t S = bwd_mxu(g, a->scores, b.q[slot], a->q_tile, "mxu.q", vk[ks], a->kv_tile,
-                             "mxu.k", flops, "qk");
-        attn_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
-        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
-        g_free(g, S);
+        bwd_p(g, o, a, b.q[slot], vk[ks], vp, flops);
         uint64_t r = bwd_mxu(g, z->kv_acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
                              "mxu.do", flops, "dv");
         g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dv, "acc.dv");
         g_free(g, r);
-        uint64_t dP = bwd_mxu(g, a->scores, b.dO[slot], a->q_tile, "mxu.do", vv[ks], a->kv_tile,
-                              "mxu.v", flops, "dp");
-        attn_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
-        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
-        g_free(g, dP);
+        bwd_ds(g, o, a, b.dO[slot], vv[ks], vds, flops);
         r = bwd_mxu(g, z->kv_acc, vds, a->p_tile, "mxu.ds", b.q[slot], a->q_tile, "mxu.q", flops,
                     "dk");
         g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dk, "acc.dk");
@@ -1803,7 +1818,6 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
     uint64_t vds = g_alloc(g, a->p_tile, "vmem", 0, "ds_tile");
     uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0}, dq = 0;
     double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of the 3 matmuls */
-    double scores = (double)bq * (double)bkv;
     bwd_qload(g, z, h, &b, 0);
     g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[0], "dma.k");
     g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[0], "dma.v");
@@ -1832,16 +1846,8 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
         g_wait(g, ev_load[slot], 0);
         if (ev_kept)
             ev_load[slot] = ev_kept;
-        uint64_t S = bwd_mxu(g, a->scores, b.q[qs], a->q_tile, "mxu.q", vk[slot], a->kv_tile,
-                             "mxu.k", flops, "qk");
-        attn_vpu(g, o, ATTN_BWD_P_OPS * scores, "softmax");
-        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
-        g_free(g, S);
-        uint64_t dP = bwd_mxu(g, a->scores, b.dO[qs], a->q_tile, "mxu.do", vv[slot], a->kv_tile,
-                              "mxu.v", flops, "dp");
-        attn_vpu(g, o, ATTN_BWD_DS_OPS * scores, "dsoftmax");
-        g_xfer(g, "accumulator", "vmem", a->p_tile, 0, dP, vds, "dsoftmax.ds");
-        g_free(g, dP);
+        bwd_p(g, o, a, b.q[qs], vk[slot], vp, flops);
+        bwd_ds(g, o, a, b.dO[qs], vv[slot], vds, flops);
         uint64_t r = bwd_mxu(g, z->q_acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
                              "mxu.k", flops, "dq");
         g_xfer(g, "accumulator", "vmem", z->q_acc, 0, r, dq, "acc.dq");
