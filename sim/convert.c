@@ -587,6 +587,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
      * get no row */
     int pro = 0;
     uint64_t fillers = 0, pro_from = 0; /* pro_from: index of the prologue's first event */
+    uint64_t named = 0; /* events with a name=, which a CSV has no column for */
     tr_event ev;
     if (!c.spill) /* the finished rows wait there for the end, in allocation order */
         return am_fail(err, AM_EINTERNAL, "%s: cannot create a scratch file for the lifetime "
@@ -595,6 +596,7 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
         uint64_t i = idx++;
         uint64_t bytes = 0;
         int adds = 0;
+        named += ev.name != NULL;
         int pe = ev.line == 0 && (ev.kind == TR_ALLOC || ev.kind == TR_FREE ||
                                   ev.kind == TR_FREE_REQUESTED);
         if (pro && !pe && !(ev.kind == TR_SEGMENT_ALLOC && ev.declared)) {
@@ -795,6 +797,12 @@ static int cv_to_csv(trace *t, outfile *o, const am_config *cfg, const char *in,
                 c.reused ? "; ids renumbered from 0 (the input reuses ids)" : "",
                 fillers ? "; the start-state prologue's allocations that it freed again (the "
                           "tiling of blocks free at the start) left out" : "");
+        /* labels are lost too, and said so as every other loss is (until 2026-11-28 in silence,
+         * though outputs show names since that day) */
+        if (named)
+            fprintf(notes, "amsim convert: %" PRIu64 " name= label%s dropped (a lifetime CSV has "
+                    "no column for them; the native and binary forms keep them)\n", named,
+                    named == 1 ? "" : "s");
         /* a buffer the trace never frees stays live to the end of the CSV's run too (until
          * 2026-11-27 its row ended at the number of events, in silence: a run of the CSV freed
          * it there, and its end state and fragmentation were not the trace's) */

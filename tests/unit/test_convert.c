@@ -696,6 +696,18 @@ static void test_csv_dropped_kinds(void)
         if (!strstr(errout, want[k]))
             fprintf(stderr, "\n  stderr: %s  want: %s\n", errout, want[k]);
     }
+    CU_ASSERT(strstr(errout, "name=") == NULL); /* a trace without names: no word of them */
+    free(errout);
+    /* names are lost too, and counted (until 2026-11-28 in silence): an allocation's and a
+     * compute's */
+    tr = tu_write("dkn.trace", "amsim-trace v1\nalloc 1 4MiB name=w.fc1\nfree 1\n"
+                  "compute 1us name=k\n");
+    snprintf(args, sizeof args, "convert %s --to csv -o %s/dkn.csv", tr, tu_tmpdir());
+    errout = NULL;
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, &errout), 0);
+    CU_ASSERT(errout && strstr(errout, "amsim convert: 2 name= labels dropped (a lifetime CSV "
+                                       "has no column for them; the native and binary forms "
+                                       "keep them)\n"));
     free(errout);
 }
 
