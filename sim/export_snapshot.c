@@ -371,7 +371,8 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
     return 1;
 }
 
-/* Keep a name for an alloc or oom entry: its snap_rec.name. A name is 1 to 255 bytes (FORMAT.md). */
+/* Keep a name for an alloc or oom entry: its snap_rec.name. A name is 1 to 255 bytes
+ * (FORMAT.md). */
 static uint64_t sn_name_put(snap_exp *x, const char *name)
 {
     size_t n = strlen(name);
@@ -945,8 +946,9 @@ static void sn_commit(snap_exp *x)
 
 /* An alloc or oom entry's frames: PyTorch's list of frame dicts ({"name", "filename", "line"}),
  * here one frame holding the request's trace name (its function name in the viewer's stack), or
- * none (PyTorch records the failing request's stack on its oom entry too). amsim's reader takes this one frame's name back as the name as it is (trace_pickle.c,
- * frames_name; until 2026-11-28 it skipped frames); the placements are the same either way. */
+ * none (PyTorch records the failing request's stack on its oom entry too). amsim's reader takes
+ * this one frame's name back as the name as it is (trace_pickle.c, frames_name; until
+ * 2026-11-28 it skipped frames); the placements are the same either way. */
 static void sn_frames(snap_exp *x, FILE *f, uint64_t name)
 {
     pk_str(f, "frames");

@@ -41,8 +41,9 @@ void report_level_metrics(mem_level *m, level_metrics *o)
 static double secs(am_ps t) { return (double)t / (double)AM_PS_PER_S; }
 
 /* The out-of-memory events (of the report.max_oom_events listed) whose request the trace named
- * (an allocation's or a recorded `oom` line's name=), a line each after the count: which tensor ran out is what one debugging it asks first.
- * Nothing for a trace without names, whose report stays as it was. */
+ * (an allocation's or a recorded `oom` line's name=), a line each after the count: which tensor
+ * ran out is what one debugging it asks first. Nothing for a trace without names, whose report
+ * stays as it was. */
 static void oom_names(FILE *f, const sim *s)
 {
     const sim_oom *oo;

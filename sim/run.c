@@ -379,8 +379,7 @@ static void ref_served(ref_ctx *c, int level, uint64_t requested)
 static void ref_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                       uint64_t addr, uint64_t requested, uint64_t size, int ok, const char *name)
 {
-    (void)name;
-    (void)t, (void)stream, (void)addr, (void)size;
+    (void)t, (void)stream, (void)addr, (void)size, (void)name;
     ref_ctx *c = ctx;
     ref_served(c, level, requested);
     if (id == TR_NO_ID || level < 0 || level >= CFG_MAX_LEVELS)
@@ -409,8 +408,7 @@ static void ref_move(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t str
 static void ref_oom(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, uint32_t stream,
                     uint64_t requested, const char *what, const char *name)
 {
-    (void)name;
-    (void)t, (void)seq, (void)id, (void)stream, (void)what;
+    (void)t, (void)seq, (void)id, (void)stream, (void)what, (void)name;
     ref_served(ctx, level, requested);
 }
 

@@ -790,8 +790,8 @@ static int time_back_news(const char *path, int dev, size_t first, uint64_t coun
 
 /* ---- names from stack frames ---- */
 
-/* The names of alloc and oom entries and live start-state blocks, NUL-terminated one after another in
- * one buffer; an entry holds its name's offset (0 is the empty string at the start: no name).
+/* The names of alloc and oom entries and live start-state blocks, NUL-terminated one after
+ * another in one buffer; an entry holds its name's offset (0 is the empty string at the start: no name).
  * They are all read before the first event is built, so the buffer no longer moves then and
  * the events point into it (tp_impl.names). A name is built only for an alloc, an oom or a
  * live block: the other entries' frames cost nothing. */

@@ -714,8 +714,8 @@ static void test_csv_dropped_kinds(void)
 /* A snapshot's segment taken and given back three times (platform: a device allocation per
  * request) is one address range, declared once: convert writes one `segment_alloc ...
  * declared=1` before its 6 real segment events, and --to csv drops 8 events (4 segment_alloc,
- * 3 segment_free, and the run's end, a sync: amsim_end_ps). Until 2026-11-27 each segment_* entry declared its range again: 6 identical
- * declarations, 12 events dropped. */
+ * 3 segment_free, and the run's end, a sync: amsim_end_ps). Until 2026-11-27 each segment_*
+ * entry declared its range again: 6 identical declarations, 12 events dropped. */
 static void test_snapshot_declares_once(void)
 {
     const char *cfg = tu_write("do.yaml", "version: 1\ndevice: h100\nmemories:\n"
