@@ -1396,6 +1396,21 @@ static void attn_vpu(gctx *g, const gen_kernel_opts *o, double ops, const char *
         g_compute(g, g_dur(g, ops / o->vpu_tflops * g_jitter(g)), 0, "%s", name);
 }
 
+/* A step's P, as the forward and both backward kernels compute it: the score tile S (named
+ * s_name) in the accumulator, Q and K copied in, S = Q K^T on the MXU, the VPU's softmax
+ * (ops_per_score elementwise operations a score), P into its vmem tile vp, S freed. */
+static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint64_t q, uint64_t k,
+                   uint64_t vp, double flops, double ops_per_score, const char *s_name)
+{
+    uint64_t S = g_alloc(g, a->scores, "accumulator", 0, "%s", s_name);
+    g_xfer(g, "vmem", "accumulator", a->q_tile, 0, q, S, "mxu.q");
+    g_xfer(g, "vmem", "accumulator", a->kv_tile, 0, k, S, "mxu.k");
+    g_compute(g, g_flops_ps(g, flops), 0, "qk");
+    attn_vpu(g, o, ops_per_score * (double)o->block_q * (double)o->block_kv, "softmax");
+    g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
+    g_free(g, S);
+}
+
 /* A FlashAttention forward pass as Pallas's TPU kernel runs it (jax.experimental.pallas.ops.
  * tpu.flash_attention): per head and Q block, the Q tile comes to vmem once; per K/V block,
  * S = Q K^T goes to the accumulator, P (the softmax part, exp(S - m) in the dtype) back to
@@ -1450,7 +1465,6 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     uint64_t ev_load[2] = {0, 0}, ev_comp_prev = 0, ev_wb[2] = {0, 0};
     uint64_t m = 0, l = 0, acc = 0;
     double flops = 2.0 * (double)bq * (double)bkv * (double)hd; /* each of QK^T and PV */
-    double vpu_ops = ATTN_SOFTMAX_OPS * (double)bq * (double)bkv;
     g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[0], "dma.q");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[0], "dma.k");
     g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[0], "dma.v");
@@ -1484,13 +1498,7 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         g_wait(&g, ev_load[slot], 0);
         if (ev_kept)
             ev_load[slot] = ev_kept;
-        uint64_t S = g_alloc(&g, z.scores, "accumulator", 0, "scores");
-        g_xfer(&g, "vmem", "accumulator", z.q_tile, 0, vq[qs], S, "mxu.q");
-        g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vk[slot], S, "mxu.k");
-        g_compute(&g, g_flops_ps(&g, flops), 0, "qk");
-        attn_vpu(&g, o, vpu_ops, "softmax"); /* the VPU's work on S */
-        g_xfer(&g, "accumulator", "vmem", z.p_tile, 0, S, vp, "softmax.p");
-        g_free(&g, S);
+        attn_p(&g, o, &z, vq[qs], vk[slot], vp, flops, ATTN_SOFTMAX_OPS, "scores");
         g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
         g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vv[slot], acc, "mxu.v");
         g_compute(&g, g_flops_ps(&g, flops), 0, "pv");
@@ -1542,7 +1550,7 @@ typedef struct bwd_sizes {
     uint64_t kv_acc, q_acc;    /* fp32 scratch: dK or dV block_kv x d x 4, dQ block_q x d x 4 */
     uint64_t hbm;              /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
     uint64_t vmem_dkv, vmem_dq, vmem; /* each kernel's vmem peak, and the larger */
-    uint64_t acc_dkv, acc_dq, accum;  /* each kernel's accumulator peak, and the larger */
+    uint64_t accum;                   /* the accumulator's peak: the larger kernel's */
 } bwd_sizes;
 
 /* VPU operations per score (--vpu-tflops) in Pallas's backward kernels, both the same: P is
@@ -1606,13 +1614,11 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
     z->vmem_dq = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 6), ck_mul(&c, a->stat, 6)),
                         ck_add(&c, ck_mul(&c, a->kv_tile, 4),
                                ck_add(&c, ck_mul(&c, a->p_tile, 2), z->q_acc)));
-    if (ck_bytes(&c, AM_MAX(z->vmem_dkv, z->vmem_dq), "the backward's vmem tiles"))
-        return -1;
     z->vmem = AM_MAX(z->vmem_dkv, z->vmem_dq);
+    if (ck_bytes(&c, z->vmem, "the backward's vmem tiles"))
+        return -1;
     /* one result at a time: S, a dV product, dP, a dK product (dkv); S, dP, a dQ product (dq) */
-    z->acc_dkv = AM_MAX(a->scores, z->kv_acc);
-    z->acc_dq = AM_MAX(a->scores, z->q_acc);
-    z->accum = AM_MAX(z->acc_dkv, z->acc_dq);
+    z->accum = AM_MAX(a->scores, AM_MAX(z->kv_acc, z->q_acc));
     return 0;
 }
 
@@ -1635,17 +1641,6 @@ static uint64_t bwd_mxu(gctx *g, uint64_t bytes, uint64_t a, uint64_t a_bytes, c
     return r;
 }
 
-/* A step's P, recomputed as both kernels do: S = Q K^T on the MXU, the VPU's exp(S - m) / l,
- * P into its vmem tile vp. */
-static void bwd_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint64_t q, uint64_t k,
-                  uint64_t vp, double flops)
-{
-    uint64_t S = bwd_mxu(g, a->scores, q, a->q_tile, "mxu.q", k, a->kv_tile, "mxu.k", flops,
-                         "qk");
-    attn_vpu(g, o, ATTN_BWD_P_OPS * (double)o->block_q * (double)o->block_kv, "softmax");
-    g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
-    g_free(g, S);
-}
 
 /* A step's dS, as both kernels compute it: dP = dO V^T on the MXU, the VPU's (dP - di) P, dS
  * into its vmem tile vds. */
@@ -1755,7 +1750,7 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
             dv = g_alloc(g, z->kv_acc, "vmem", 0, "dv_acc.b%" PRIu64, blk);
         }
         g_wait(g, ev_load[slot], 0);
-        bwd_p(g, o, a, b.q[slot], vk[ks], vp, flops);
+        attn_p(g, o, a, b.q[slot], vk[ks], vp, flops, ATTN_BWD_P_OPS, "qk");
         uint64_t r = bwd_mxu(g, z->kv_acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
                              "mxu.do", flops, "dv");
         g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dv, "acc.dv");
@@ -1846,7 +1841,7 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
         g_wait(g, ev_load[slot], 0);
         if (ev_kept)
             ev_load[slot] = ev_kept;
-        bwd_p(g, o, a, b.q[qs], vk[slot], vp, flops);
+        attn_p(g, o, a, b.q[qs], vk[slot], vp, flops, ATTN_BWD_P_OPS, "qk");
         bwd_ds(g, o, a, b.dO[qs], vv[slot], vds, flops);
         uint64_t r = bwd_mxu(g, z->q_acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
                              "mxu.k", flops, "dq");
