@@ -120,10 +120,19 @@ static const char *op_of(const char *kind, const char *name)
 {
     if (strcmp(kind, "kernel"))
         return NULL;
-    for (size_t k = 0; k < sizeof op_opts / sizeof op_opts[0]; k++)
+    for (size_t k = 0; k < AM_ARRAY_LEN(op_opts); k++)
         if (!strcmp(op_opts[k].name, name))
             return op_opts[k].op;
     return NULL;
+}
+
+/* Whether --op OP is one the table knows (its family owns options there). */
+static int op_known(const char *op)
+{
+    for (size_t k = 0; k < AM_ARRAY_LEN(op_opts); k++)
+        if (!strcmp(op_opts[k].op, op_family(op)))
+            return 1;
+    return 0;
 }
 
 /* The kinds amsim gen runs, in its usage's order: a sweep's generate.kind is checked against
@@ -380,7 +389,7 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
     for (int k = 0; table[k].name; k++)
         if (!strcmp(table[k].name, "op"))
             memcpy(&op, (const char *)opts_struct + table[k].off, sizeof op);
-    if (op && strcmp(op, "matmul") && strcmp(op, "attention") && strcmp(op, "attention-bwd"))
+    if (op && !op_known(op))
         op = NULL; /* an unknown op is the generator's error ("expected matmul, attention ..."),
                     * not the options' */
     for (int k = 0; op && table[k].name; k++) {
