@@ -376,7 +376,7 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
 static uint64_t sn_name_put(snap_exp *x, const char *name)
 {
     size_t n = strlen(name);
-    if (n == 0 || n > 255 || x->scratch_errno)
+    if (n == 0 || n > TR_NAME_MAX || x->scratch_errno)
         return 0;
     if (!x->names && !(x->names = tmpfile())) {
         x->scratch_errno = errno ? errno : EIO;

@@ -37,6 +37,7 @@ typedef enum tr_kind {
                           whatever its defrag.trigger; stream is TR_ALL (a host action) */
 } tr_kind;
 
+#define TR_NAME_MAX 255 /* bytes of a name= (traces/FORMAT.md), in every form */
 #define TR_KIND_LAST TR_DEFRAG /* the highest tr_kind value (readers and writers check it) */
 
 /* Kinds whose events name a memory level (the others run on the default level): the binary

@@ -25,7 +25,6 @@
 
 #define BIN_CHUNK (1u << 20)   /* bytes of the read buffer */
 #define BIN_SLACK 4096u        /* refill when fewer bytes than this remain (a record is less) */
-#define BIN_NAME_MAX 255       /* bytes of a name, as native name= */
 #define BIN_MAX_LEVELS 4096
 /* The LEVEL index of "the default memory of the reading config": the level of an event that
  * named none (tr_event.level_default). One past the largest table, so no table names it; added
@@ -287,7 +286,7 @@ typedef struct binr {
     bstate st;
     int32_t cur;            /* config level of st.level (-1: none or unknown) */
     tr_event blank;         /* an event with every field absent */
-    char name[BIN_NAME_MAX + 1];
+    char name[TR_NAME_MAX + 1];
     /* A read error met while filling ahead: reported only once the bytes read before it are
      * used up, so it names the record where the stream breaks (as the native reader names the
      * line after its last one), not the record that happened to trigger the look-ahead. */
@@ -408,7 +407,7 @@ static int bin_levels(trace *t, binr *b, am_error *err)
         uint64_t len;
         if (get_uv(&p, e, &len))
             return hdr_fail(t, b, uv_cut(p, e), "bad level name (1 to 255 bytes)", err);
-        if (len == 0 || len > BIN_NAME_MAX)
+        if (len == 0 || len > TR_NAME_MAX)
             return hdr_fail(t, b, 0, "bad level name (1 to 255 bytes)", err);
         if ((uint64_t)(e - p) < len)
             return hdr_fail(t, b, 1, "", err);
@@ -649,9 +648,9 @@ static int bin_next(trace *t, tr_event *ev, am_error *err)
                          "takes 0x%x)", (unsigned long long)x, k, kind_ext(k));
         if (x & BX_NAME) {
             GET(v);
-            if (v == 0 || v > BIN_NAME_MAX)
+            if (v == 0 || v > TR_NAME_MAX)
                 return BFAIL("bad name length %llu (1 to %d bytes)", (unsigned long long)v,
-                             BIN_NAME_MAX);
+                             TR_NAME_MAX);
             if ((uint64_t)(e - p) < v)
                 return bin_cut(t, b, 1, err);
             for (size_t i = 0; i < v; i++) {

@@ -11,7 +11,7 @@
  * offending token, or at the value of a key=value field): unknown ops, missing or extra
  * positional fields, unknown or repeated keys, numbers that are not unsigned integers or
  * overflow, sizes and times with bad units, unknown level names, names longer than
- * NATIVE_NAME_MAX or holding control characters, lines longer than LINEBUF_MAX_LINE, and at=
+ * TR_NAME_MAX or holding control characters, lines longer than LINEBUF_MAX_LINE, and at=
  * times that decrease. What needs the whole run (duplicate ids, frees of unknown ids, waits on
  * events never recorded) is the engine's to check.
  *
@@ -28,7 +28,6 @@
 #include "trace_impl.h"
 #include "units.h"
 
-#define NATIVE_NAME_MAX 255 /* bytes of a name= value */
 
 /* key=value fields, as bits */
 enum { NK_LEVEL = 1, NK_STREAM = 2, NK_NAME = 4, NK_AT = 8, NK_ID = 16, NK_ADDR = 32,
@@ -286,8 +285,8 @@ static int native_keyval(trace *t, native *n, unsigned key, char *v, size_t len,
         return 0;
     }
     case NK_NAME:
-        if (len > NATIVE_NAME_MAX)
-            return NFAIL(col, "name too long (%zu bytes, limit %d)", len, NATIVE_NAME_MAX);
+        if (len > TR_NAME_MAX)
+            return NFAIL(col, "name too long (%zu bytes, limit %d)", len, TR_NAME_MAX);
         for (size_t i = 0; i < len; i++) {
             const unsigned char *u = (const unsigned char *)v + i;
             if (*u < 0x20 || *u == 0x7f)

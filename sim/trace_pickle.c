@@ -802,7 +802,6 @@ typedef struct tp_names {
     uint32_t last_at;
 } tp_names;
 
-#define TP_NAME_MAX 255 /* traces/FORMAT.md, name= */
 
 /* A frame's string field: its bytes and length, or NULL when it has none of that type. */
 static const char *frame_str(const pkl_value *fr, const char *key, size_t *len)
@@ -870,10 +869,10 @@ static const pkl_value *user_frame(const pkl_value *frames)
 
 /* Append the len bytes at s (NUL-terminated at s[len]) to out[*o], as name= allows them: a
  * space, a control character (C0, DEL, C1) or a byte that starts no well-formed UTF-8
- * character becomes '_'; stops at TP_NAME_MAX bytes, at a character's boundary. */
+ * character becomes '_'; stops at TR_NAME_MAX bytes, at a character's boundary. */
 static void name_put(char *out, size_t *o, const char *s, size_t len)
 {
-    for (size_t i = 0; i < len && *o < TP_NAME_MAX;) {
+    for (size_t i = 0; i < len && *o < TR_NAME_MAX;) {
         const unsigned char *u = (const unsigned char *)s + i;
         int k = *u <= 0x20 || *u == 0x7f ? 0 : am_utf8_len(u);
         if (k == 0 || am_c1_at(u, len - i) >= 0) {
@@ -881,7 +880,7 @@ static void name_put(char *out, size_t *o, const char *s, size_t len)
             i += k ? (size_t)k : 1;
             continue;
         }
-        if (*o + (size_t)k > TP_NAME_MAX)
+        if (*o + (size_t)k > TR_NAME_MAX)
             break;
         memcpy(out + *o, u, (size_t)k);
         *o += (size_t)k;
@@ -896,7 +895,7 @@ static uint32_t frames_name(tp_names *nm, const pkl_value *frames)
 {
     if (!frames || frames->type != PKL_LIST || frames->len == 0)
         return 0;
-    char out[TP_NAME_MAX + 1];
+    char out[TR_NAME_MAX + 1];
     size_t o = 0, len = 0;
     const char *s = export_form(frames, &len);
     const pkl_value *fr = NULL;
