@@ -2226,9 +2226,8 @@ int trace_pickle_open(trace *t, am_error *err)
     tp_impl *im = am_calloc(1, sizeof *im);
     if (build(t, pkl_root(doc), im, err) < 0) {
         pkl_free(doc);
-        free(im->names);
-        free(im->ev);
-        free(im);
+        t->impl = im;
+        tp_close(t); /* the one teardown of what build made */
         return -1;
     }
     pkl_free(doc);
