@@ -813,24 +813,33 @@ static const char *frame_str(const pkl_value *fr, const char *key, size_t *len)
     return v->s;
 }
 
-/* A frame the rule can use: a dict with a string name and filename and an integer line. */
-static int frame_usable(const pkl_value *fr, int64_t *line)
+/* A frame's fields, each looked up once. */
+typedef struct tp_frame {
+    const pkl_value *v;      /* the frame (its dict) */
+    const char *fn, *file;   /* 'name' (the function) and 'filename' */
+    size_t fnlen, filelen;
+    int64_t line;
+} tp_frame;
+
+/* Read fr into *f: 1 when the rule can use it, a dict with a string name and filename and an
+ * integer line; else 0. */
+static int frame_read(const pkl_value *fr, tp_frame *f)
 {
-    size_t n = 0;
-    return fr && fr->type == PKL_DICT && frame_str(fr, "name", &n) &&
-           frame_str(fr, "filename", &n) && pkl_int(pkl_get(fr, "line"), line) == 0;
+    f->v = fr;
+    return fr && fr->type == PKL_DICT && (f->fn = frame_str(fr, "name", &f->fnlen)) &&
+           (f->file = frame_str(fr, "filename", &f->filelen)) &&
+           pkl_int(pkl_get(fr, "line"), &f->line) == 0;
 }
 
 /* amsim's export writes a named allocation's frames as this one frame (export_snapshot.c,
  * sn_frames): its name is the trace's name as it was. */
 static const char *export_form(const pkl_value *frames, size_t *len)
 {
-    int64_t line = 0;
-    size_t fl = 0;
-    if (frames->len != 1 || !frame_usable(frames->items[0], &line) || line != 0 ||
-        (frame_str(frames->items[0], "filename", &fl), fl != 0))
+    tp_frame f;
+    if (frames->len != 1 || !frame_read(frames->items[0], &f) || f.line != 0 || f.filelen != 0)
         return NULL;
-    return frame_str(frames->items[0], "name", len);
+    *len = f.fnlen;
+    return f.fn;
 }
 
 static int path_has(const char *p, const char *dir)
@@ -846,23 +855,23 @@ static int path_has(const char *p, const char *dir)
  * outside installed packages (site-packages, dist-packages: einops' einsum called from the
  * model); when every such frame is in an installed package, the innermost of those (the
  * user's code may be one). C++ frames (context='all': "??", .cpp, .so) are skipped, as are
- * frames the rule cannot use (no dict, a key missing or of another type). NULL: none. */
-static const pkl_value *user_frame(const pkl_value *frames)
+ * frames the rule cannot use (no dict, a key missing or of another type). 0: none. */
+static int user_frame(const pkl_value *frames, tp_frame *out)
 {
-    const pkl_value *lib = NULL;
+    int lib = 0;
     for (size_t i = 0; i < frames->len; i++) {
-        const pkl_value *fr = frames->items[i];
-        int64_t line = 0;
-        size_t fl = 0;
-        if (!frame_usable(fr, &line))
+        tp_frame f;
+        if (!frame_read(frames->items[i], &f) || f.filelen < 3 ||
+            memcmp(f.file + f.filelen - 3, ".py", 3) != 0 || path_has(f.file, "torch"))
             continue;
-        const char *file = frame_str(fr, "filename", &fl);
-        if (fl < 3 || memcmp(file + fl - 3, ".py", 3) != 0 || path_has(file, "torch"))
-            continue;
-        if (!path_has(file, "site-packages") && !path_has(file, "dist-packages"))
-            return fr;
-        if (!lib)
-            lib = fr;
+        if (!path_has(f.file, "site-packages") && !path_has(f.file, "dist-packages")) {
+            *out = f;
+            return 1;
+        }
+        if (!lib) {
+            *out = f;
+            lib = 1;
+        }
     }
     return lib;
 }
@@ -898,27 +907,23 @@ static uint32_t frames_name(tp_names *nm, const pkl_value *frames)
     char out[TR_NAME_MAX + 1];
     size_t o = 0, len = 0;
     const char *s = export_form(frames, &len);
-    const pkl_value *fr = NULL;
+    tp_frame f = {0};
     if (s) {
         name_put(out, &o, s, len);
     } else {
-        if (!(fr = user_frame(frames)))
+        if (!user_frame(frames, &f))
             return 0;
-        if (fr == nm->last) /* the same frame again (a pickle's memo): the same name */
+        if (f.v == nm->last) /* the same frame again (a pickle's memo): the same name */
             return nm->last_at;
-        int64_t line = 0;
-        size_t fl = 0;
-        (void)pkl_int(pkl_get(fr, "line"), &line);
-        const char *file = frame_str(fr, "filename", &fl), *base = file;
-        for (size_t i = 0; i < fl; i++)
-            if (file[i] == '/' || file[i] == '\\')
-                base = file + i + 1;
+        const char *base = f.file;
+        for (size_t i = 0; i < f.filelen; i++)
+            if (f.file[i] == '/' || f.file[i] == '\\')
+                base = f.file + i + 1;
         char num[24];
-        snprintf(num, sizeof num, ":%lld:", (long long)line);
-        name_put(out, &o, base, fl - (size_t)(base - file));
+        snprintf(num, sizeof num, ":%lld:", (long long)f.line);
+        name_put(out, &o, base, f.filelen - (size_t)(base - f.file));
         name_put(out, &o, num, strlen(num));
-        s = frame_str(fr, "name", &len);
-        name_put(out, &o, s, len);
+        name_put(out, &o, f.fn, f.fnlen);
     }
     /* offsets are 32-bit (tp_entry has room for no more): past 4 GiB of names, none */
     if (o == 0 || nm->n + o + 1 > UINT32_MAX)
@@ -936,7 +941,7 @@ static uint32_t frames_name(tp_names *nm, const pkl_value *frames)
     memcpy(nm->b + at, out, o);
     nm->b[at + o] = 0;
     nm->n += o + 1;
-    nm->last = fr;
+    nm->last = f.v;
     nm->last_at = at;
     return at;
 }
