@@ -74,10 +74,14 @@ void json_end_obj(json_w *w) { close_(w, '}'); }
 void json_arr(json_w *w) { open(w, '['); }
 void json_end_arr(json_w *w) { close_(w, ']'); }
 
-/* The n bytes at p, well-formed UTF-8 (am_utf8_bad_at found none bad), with JSON's escapes. */
-static void escape_run(FILE *f, const unsigned char *p, size_t n)
+/* s with JSON's escapes, in one pass. A byte that starts no well-formed UTF-8 character (a file
+ * name's 0xff, a Latin-1 byte) is written as the text "\xff" (backslash escaped: the JSON string
+ * holds the four characters \ x f f, as messages echo the byte), so that the output stays UTF-8,
+ * which RFC 8259 8.1 requires; a \u00ff would name the character U+00FF instead. Until
+ * 2026-11-28 such bytes went out raw and strict parsers refused the file. */
+void json_escape(FILE *f, const char *s)
 {
-    for (const unsigned char *end = p + n; p < end; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -88,31 +92,22 @@ static void escape_run(FILE *f, const unsigned char *p, size_t n)
             /* every control character as \uXXXX: C0 and DEL, and C1 (UTF-8 C2 80..C2 9F, U+009B
              * a terminal's CSI), so `--json -` puts none raw on a terminal either (until
              * 2026-11-27 DEL and C1 went out raw) */
-            if (*p < 0x20 || *p == 0x7f)
+            if (*p < 0x20 || *p == 0x7f) {
                 fprintf(f, "\\u%04x", *p);
-            else if (am_c1_at(p, (size_t)(end - p)) >= 0)
-                fprintf(f, "\\u%04x", (unsigned)am_c1_at(p++, 2));
-            else
+            } else if (*p < 0x80) {
                 fputc(*p, f);
+            } else if (am_c1_at(p, 2) >= 0) { /* *p is no NUL, so p[1] is there */
+                fprintf(f, "\\u%04x", (unsigned)am_c1_at(p++, 2));
+            } else {
+                int n = am_utf8_len(p); /* stops at the NUL: no continuation byte */
+                if (n == 0) {
+                    fprintf(f, "\\\\x%02x", *p);
+                } else {
+                    fwrite(p, 1, (size_t)n, f);
+                    p += n - 1;
+                }
+            }
         }
-    }
-}
-
-/* s as runs of well-formed UTF-8, written with JSON's escapes, each ended by a byte that starts
- * no UTF-8 character (a file name's 0xff, a Latin-1 byte), written as the text "\xff"
- * (backslash escaped: the JSON string holds the four characters \ x f f, as messages echo the
- * byte), so that the output stays UTF-8, which RFC 8259 8.1 requires; a \u00ff would name the
- * character U+00FF instead. Until 2026-11-28 such bytes went out raw and strict parsers
- * refused the file. */
-void json_escape(FILE *f, const char *s)
-{
-    for (;;) {
-        long bad = am_utf8_bad_at(s);
-        escape_run(f, (const unsigned char *)s, bad < 0 ? strlen(s) : (size_t)bad);
-        if (bad < 0)
-            return;
-        fprintf(f, "\\\\x%02x", (unsigned char)s[bad]);
-        s += bad + 1;
     }
 }
 
