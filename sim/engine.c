@@ -377,8 +377,10 @@ struct sim {
     /* the trace `name=` of each slot's allocation, by slot index (slot_name), NULL when none:
      * allocated at the first named allocation, so a trace without names keeps nnames 0 (the
      * slot itself is one full cache line) */
-    char **names;
-    uint16_t *name_cap; /* bytes of each names[] buffer: kept for the slot's next name */
+    struct slot_label {
+        char *s;          /* "" when the slot's allocation has none */
+        uint16_t cap;     /* bytes of s: kept for the slot's next name */
+    } *names;
     size_t nnames;
     am_ps next_sample;   /* timeline_interval > 0: the sampling period's end (exclusive) */
     tl_row tl[CFG_MAX_LEVELS]; /* each level's last row in the current period, written later */
@@ -1139,7 +1141,7 @@ static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to,
 /* The trace `name=` of slot x's allocation, NULL when it had none. */
 static inline const char *slot_name(const sim *s, const slot *x)
 {
-    const char *n = x->self < s->nnames ? s->names[x->self] : NULL;
+    const char *n = x->self < s->nnames ? s->names[x->self].s : NULL;
     return n && n[0] ? n : NULL; /* "": none (a name has 1 to 255 bytes) */
 }
 
@@ -1414,25 +1416,23 @@ static AM_NOINLINE void slot_label_set(sim *s, const slot *x, const char *name)
         while (n <= x->self)
             n *= 2;
         s->names = am_realloc(s->names, n * sizeof *s->names);
-        s->name_cap = am_realloc(s->name_cap, n * sizeof *s->name_cap);
         memset(s->names + s->nnames, 0, (n - s->nnames) * sizeof *s->names);
-        memset(s->name_cap + s->nnames, 0, (n - s->nnames) * sizeof *s->name_cap);
         s->nnames = n;
     }
-    char **p = &s->names[x->self];
+    struct slot_label *l = &s->names[x->self];
     if (!name) {
-        if (*p)
-            **p = 0;
+        if (l->s)
+            l->s[0] = 0;
         return;
     }
     size_t len = strlen(name);
-    if (len >= s->name_cap[x->self]) {
+    if (len >= l->cap) {
         size_t cap = (len + 32) & ~(size_t)31; /* the NUL's byte too; at most 256 */
-        free(*p);
-        *p = am_malloc(cap);
-        s->name_cap[x->self] = (uint16_t)cap;
+        free(l->s);
+        l->s = am_malloc(cap);
+        l->cap = (uint16_t)cap;
     }
-    memcpy(*p, name, len + 1);
+    memcpy(l->s, name, len + 1);
 }
 
 /* Label slot x, just given an id, with its allocation's name (NULL: none), replacing the one
@@ -3737,9 +3737,8 @@ void sim_destroy(sim *s)
         free(s->ooms[i].name);
     free(s->ooms);
     for (uint32_t i = 0; i < s->nnames; i++)
-        free(s->names[i]);
+        free(s->names[i].s);
     free(s->names);
-    free(s->name_cap);
     free(s->pbuf);
     free(s->lru);
     free(s->pend);

@@ -955,7 +955,7 @@ static void sn_frames(snap_exp *x, FILE *f, uint64_t name)
     char buf[256];
     int n = -1;
     if (name && x->names && !x->scratch_errno) {
-        if (fflush(x->names) != 0 || fseek(x->names, (long)(name - 1), SEEK_SET) != 0 ||
+        if (fseek(x->names, (long)(name - 1), SEEK_SET) != 0 ||
             (n = fgetc(x->names)) == EOF || fread(buf, 1, (size_t)n, x->names) != (size_t)n) {
             x->scratch_errno = errno ? errno : EIO;
             x->scratch_read = 1;
@@ -1048,6 +1048,12 @@ static void sn_entries(snap_exp *x, FILE *f, int expandable, int start)
 
 static void sn_write(snap_exp *x, FILE *f)
 {
+    /* every name is in the scratch file by now (sn_name_put): flushed once for the frames'
+     * reads back (sn_frames) */
+    if (x->names && !x->scratch_errno && fflush(x->names) != 0) {
+        x->scratch_errno = errno ? errno : EIO;
+        x->scratch_read = 1;
+    }
     /* the ranges held at the end (sn_release frees them after) */
     int expandable = x->spans || x->mapped;
     sn_seg *seg = am_malloc((x->ranges.n ? x->ranges.n : 1) * sizeof *seg);
