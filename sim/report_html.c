@@ -576,11 +576,11 @@ static char *bar_label(const char *policy, int oom_runs, int runs)
  * table's "80.00 GiB". t_hi < 0: no time axis. */
 static void axis_units(char *dst, size_t n, double bytes_hi, double t_hi)
 {
-    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     /* a mean's top value, rounded to whole bytes as the tables print it */
     int u = !(bytes_hi > 0) ? 2
             : units_size_unit(bytes_hi >= 0x1p127 ? ~(am_u128)0 : (am_u128)(bytes_hi + 0.5));
-    int k = snprintf(dst, n, "\nyunit = \"%s\"\nydiv = %.17g", names[u], ldexp(1.0, 10 * u));
+    int k = snprintf(dst, n, "\nyunit = \"%s\"\nydiv = %.17g", units_size_name(u),
+                     ldexp(1.0, 10 * u));
     if (t_hi < 0 || k < 0 || (size_t)k >= n)
         return;
     const char *tu = t_hi >= 1e6 ? "s" : t_hi >= 1e3 ? "ms" : t_hi >= 1 || t_hi == 0 ? "us" : "ns";

@@ -480,29 +480,31 @@ char *units_fmt_size_exact(char *buf, size_t n, uint64_t bytes)
     return buf;
 }
 
+/* The binary size units, index = units_size_unit's: B, then KiB to EiB. */
+static const char *const binary_names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+static const uint64_t binary_units[] = {1, KI, KI * KI, KI * KI * KI, KI * KI * KI * KI,
+                                        KI * KI * KI * KI * KI, KI * KI * KI * KI * KI * KI};
+
+/* The binary unit from KiB to EiB whose figure, rounded to 2 decimals, is below 1024
+ * (fixed_unit), so a number never reaches "1024.00" and a size keeps within 11 characters up to
+ * 2^64 - 1 ("16.00 EiB"); until 2026-11-27 up to TiB, and a 4 EiB capacity printed
+ * "4194304.00 TiB", past the report's columns. A 128-bit total past 16 EiB stays in EiB
+ * ("32.00 EiB"). B below 1 KiB. */
 int units_size_unit(am_u128 bytes)
 {
-    static const uint64_t units[] = {KI, KI * KI, KI * KI * KI, KI * KI * KI * KI,
-                                     KI * KI * KI * KI * KI, KI * KI * KI * KI * KI * KI};
-    return bytes < KI ? 0 : 1 + fixed_unit(bytes, units, 5, 2, KI);
+    return bytes < KI ? 0 : 1 + fixed_unit(bytes, binary_units + 1, 5, 2, KI);
 }
+
+const char *units_size_name(int unit) { return binary_names[unit]; }
 
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes)
 {
-    static const char *const names[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
     if (bytes < KI) {
         snprintf(buf, n, "%llu B", (unsigned long long)bytes);
         return buf;
     }
-    /* the binary unit from KiB to EiB whose figure, rounded to 2 decimals, is below 1024
-     * (fixed_unit), so a number never reaches "1024.00" and a size keeps within 11 characters
-     * up to 2^64 - 1 ("16.00 EiB"); until 2026-11-27 up to TiB, and a 4 EiB capacity printed
-     * "4194304.00 TiB", past the report's columns. A 128-bit total past 16 EiB stays in EiB
-     * ("32.00 EiB"). */
-    static const uint64_t units[] = {KI, KI * KI, KI * KI * KI, KI * KI * KI * KI,
-                                     KI * KI * KI * KI * KI, KI * KI * KI * KI * KI * KI};
-    int i = fixed_unit(bytes, units, 5, 2, KI);
-    return fmt_fixed(buf, n, bytes, units[i], 2, names[i]);
+    int u = units_size_unit(bytes);
+    return fmt_fixed(buf, n, bytes, binary_units[u], 2, binary_names[u]);
 }
 
 /* Whether v (>= 0) printed with 3 decimals reads at least 1000: the figure as printf rounds

@@ -114,8 +114,9 @@ char *units_fmt_size_exact(char *buf, size_t n, uint64_t bytes);
 /* The same for a 128-bit total (past 16 EiB it stays in EiB: "32.00 EiB"). */
 char *units_fmt_size128(char *buf, size_t n, am_u128 bytes);
 /* The unit units_fmt_size128 prints bytes in: 0 for B, 1 KiB, 2 MiB ... 6 EiB (a plot's axis
- * drawn in its tables' unit, report_html.c). */
+ * drawn in its tables' unit, report_html.c), and its name ("B", "KiB", ... "EiB"). */
 int units_size_unit(am_u128 bytes);
+const char *units_size_name(int unit);
 /* A 128-bit whole number in decimal, every digit ("18446744073709551616"; buf >= 40 bytes). */
 char *units_fmt_u128(char *buf, size_t n, am_u128 v);
 /* "3.350 TB/s" - a rate (finite, >= 0) in the unit from B/s to EB/s whose figure, rounded to
