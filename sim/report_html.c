@@ -1032,17 +1032,19 @@ static char *timeline_runs(const ctx *c, const char *const *pols, const int *fir
     return text;
 }
 
-/* Ranges for the timeline scripts where gnuplot would find an empty one and widen it with a
- * warning on stderr: every row at one time (a trace of makespan 0) gives tlo / thi, nothing
- * ever reserved gives ymax (MiB). Empty otherwise, the scripts' autoscaling. */
-static void timeline_ranges(char *dst, size_t n, const tl_span *sp)
+/* The timeline scripts' axes over span sp: their units (axis_units), and ranges where gnuplot
+ * would find an empty one and widen it with a warning on stderr: every row at one time (a trace
+ * of makespan 0) gives tlo / thi (us), nothing ever reserved gives ymax (in yunit, MiB then).
+ * No range otherwise, the scripts' autoscaling. */
+static void timeline_axes(char *dst, size_t n, const tl_span *sp)
 {
-    int k = snprintf(dst, n, "%s", "");
-    if (sp->t_hi <= sp->t_lo)
-        k += snprintf(dst + k, n - (size_t)k, "\ntlo = %.6f\nthi = %.6f", sp->t_lo,
-                      sp->t_lo + 1);
-    if (sp->reserved_hi <= 0 && k >= 0 && (size_t)k < n)
-        snprintf(dst + k, n - (size_t)k, "\nymax = 1");
+    axis_units(dst, n, sp->reserved_hi, AM_MAX(fabs(sp->t_lo), fabs(sp->t_hi)));
+    size_t k = strlen(dst);
+    if (sp->t_hi <= sp->t_lo && k < n)
+        k += (size_t)snprintf(dst + k, n - k, "\ntlo = %.6f\nthi = %.6f", sp->t_lo,
+                              sp->t_lo + 1);
+    if (sp->reserved_hi <= 0 && k < n)
+        snprintf(dst + k, n - k, "\nymax = 1");
 }
 
 /* A column that identifies a run's input, not its policy: every identifying column (trace,
@@ -1301,9 +1303,9 @@ static void timelines(ctx *c)
             html_esc(c->html, c->level);
             fputs(")</h2>\n", c->html);
         }
-        char tw[600], ranges[128];
+        char tw[600], axes[288];
         gp_str(tw, sizeof tw, label);
-        timeline_ranges(ranges, sizeof ranges, &sp);
+        timeline_axes(axes, sizeof axes, &sp);
         char *lists = b->lists; /* names and words, each escaped (gp_lit) */
         lists[0] = 0;
         gp_set(lists, sizeof b->lists, "files", files);
@@ -1316,10 +1318,7 @@ static void timelines(ctx *c)
             snprintf(name, sizeof name, "title%d", i + 1);
             gp_set_shown(lists, sizeof b->lists, name, line_pol[i]);
         }
-        char units[160];
-        axis_units(units, sizeof units, sp.reserved_hi, AM_MAX(fabs(sp.t_lo), fabs(sp.t_hi)));
-        snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s%s", lists, tw, ranges,
-                 units);
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': live vs reserved'%s", lists, tw, axes);
         char *runs = timeline_runs(c, pols, first, plotted, np);
         char *thin = envelope_note(lines, line_pol, nl);
         char *more = left_out_note(&left, "line");
@@ -1328,8 +1327,7 @@ static void timelines(ctx *c)
         free(runs);
         free(thin);
         plot(c, "memory_over_time.gp", vars, cap);
-        snprintf(vars, sizeof b->vars, "%sttl = %s.': fragmentation'%s%s", lists, tw, ranges,
-                 units);
+        snprintf(vars, sizeof b->vars, "%sttl = %s.': fragmentation'%s", lists, tw, axes);
         snprintf(cap, sizeof b->cap, "%.400s: share of reserved memory not allocated, over "
                  "time.%.2000s", label, more);
         plot(c, "fragmentation_over_time.gp", vars, cap);
