@@ -1070,10 +1070,9 @@ typedef struct sweep {
      * relative one), for a worker in that folder; traces' written form is trace_disp */
     char *base_w, *expect_dir_w;
     strlist sets;              /* "PATH=VALUE" */
-    sw_pos set_pos[SW_MAX_SETS]; /* where each VALUE is written */
-    sw_pos set_kpos[SW_MAX_SETS]; /* where each PATH is written */
-    cfg_pos *set_inner[SW_MAX_SETS]; /* where each node inside a map or list VALUE is (cfg_set) */
-    size_t set_ninner[SW_MAX_SETS];
+    /* each entry as the override it is: its text (sets.v[i]), where VALUE is written (line,
+     * col), where PATH is (kline, kcol) and each node inside a map or list VALUE (inner) */
+    cfg_set set_at[SW_MAX_SETS];
     /* the settings each entry gives (yset_leaves): a map value's leaf paths, a plain value's
      * path, each after '\n' and the last followed by one ("\nmemories.hbm.allocator.policy\n"),
      * so that the policy rule sees a policy inside a map and set_twice compares entries */
@@ -1132,7 +1131,7 @@ static void sweep_free(sweep *s)
     free(s->expect_dir_w);
     for (int i = 0; i < s->sets.n; i++) {
         free(s->set_leaves[i]);
-        free(s->set_inner[i]);
+        free(s->set_at[i].inner);
     }
     sl_free(&s->sets);
     sl_free(&s->policies);
@@ -2468,11 +2467,11 @@ static int set_twice(const sweep *s, am_error *err)
             char both[1024];
             if (!leaves_overlap(s->set_leaves[j], s->set_leaves[i], both, sizeof both))
                 continue;
-            return am_fail_at(err, s->file, s->set_kpos[j].line, s->set_kpos[j].col, "set: %s "
+            return am_fail_at(err, s->file, s->set_at[j].kline, s->set_at[j].kcol, "set: %s "
                               "is also given by set: %.*s (line %lu, column %lu): the later "
                               "entry would replace the earlier one in every run; give it once",
                               both, set_path_len(s->sets.v[i]), s->sets.v[i],
-                              s->set_kpos[i].line, s->set_kpos[i].col);
+                              s->set_at[i].kline, s->set_at[i].kcol);
         }
     return 0;
 }
@@ -2488,7 +2487,7 @@ static int set_axis_same_key(const sweep *s, am_error *err)
             size_t n = (size_t)set_path_len(s->sets.v[i]);
             if (strlen(s->axes[a].path) != n || strncmp(s->axes[a].path, s->sets.v[i], n) != 0)
                 continue;
-            sw_pos ap = s->axes[a].kpos, sp = s->set_kpos[i];
+            sw_pos ap = s->axes[a].kpos, sp = {s->set_at[i].kline, s->set_at[i].kcol};
             int axis_second = pos_after(ap, sp);
             sw_pos at = axis_second ? ap : sp, first = axis_second ? sp : ap;
             return am_fail_at(err, s->file, at.line, at.col, "%s: %s is also %s (line %lu, "
@@ -2739,12 +2738,14 @@ static int sweep_load(sweep *s, const char *file, am_error *err)
                     yfail(err, &y, ynode(&y, q->key), "set: at most %d settings", SW_MAX_SETS);
                     goto out;
                 }
-                s->set_pos[s->sets.n] = node_pos(ynode(&y, q->value));
-                s->set_kpos[s->sets.n] = node_pos(ynode(&y, q->key));
+                cfg_set *e = &s->set_at[s->sets.n];
+                cfg_pos vp = node_pos(ynode(&y, q->value)), kp = node_pos(ynode(&y, q->key));
+                cfg_pos *inner;
+                size_t ninner = yinner(&y, ynode(&y, q->value), &inner);
                 s->set_leaves[s->sets.n] = yset_leaves(&y, a, ynode(&y, q->value));
-                s->set_ninner[s->sets.n] = yinner(&y, ynode(&y, q->value),
-                                                  &s->set_inner[s->sets.n]);
                 sl_push(&s->sets, yset_text(&y, a, ynode(&y, q->value)));
+                *e = (cfg_set){s->sets.v[s->sets.n - 1], s->file, vp.line, vp.col, kp.line,
+                               kp.col, inner, ninner};
             }
         } else if (strcmp(ks, "axes") == 0) {
             if (v->type != YAML_MAPPING_NODE) {
@@ -3168,10 +3169,7 @@ static cfg_set axis_cfg_set(const sw_axis *ax, int i, const char *t, const char 
  * keys; returns the count. */
 static int sweep_sets(const sweep *s, cfg_set *v)
 {
-    for (int i = 0; i < s->sets.n; i++)
-        v[i] = (cfg_set){s->sets.v[i], s->file, s->set_pos[i].line, s->set_pos[i].col,
-                         s->set_kpos[i].line, s->set_kpos[i].col, s->set_inner[i],
-                         s->set_ninner[i]};
+    memcpy(v, s->set_at, (size_t)s->sets.n * sizeof *v);
     return s->sets.n;
 }
 
@@ -3305,7 +3303,7 @@ static int policy_overridden(const sweep *s, const char *level, const char *chos
         if ((!strncmp(s->sets.v[i], path, len) && s->sets.v[i][len] == '=') ||
             strstr(s->set_leaves[i], leaf) /* inside a map value */) {
             free(leaf);
-            return am_fail_at(err, s->file, s->set_kpos[i].line, s->set_kpos[i].col, "set: %s "
+            return am_fail_at(err, s->file, s->set_at[i].kline, s->set_at[i].kcol, "set: %s "
                               "is the default level's policy%s, which 'policies:' sets in every "
                               "run; give the policy in 'policies:' instead", path, in_runs);
         }

@@ -239,7 +239,7 @@ typedef struct cfg_set {
     const char *file;
     unsigned long line, col;
     unsigned long kline, kcol;
-    const cfg_pos *inner;
+    cfg_pos *inner;       /* owned by whoever made it (a sweep: until it is freed) */
     size_t ninner;
 } cfg_set;
 /* A YAML scalar as the config writes it: plain when unambiguous (names, numbers with units:
