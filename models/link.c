@@ -10,6 +10,7 @@ typedef struct xfer {
     uint64_t tag, bytes;
     uint64_t order;        /* ties among arrivals at one picosecond go by it (link.h) */
     int side;              /* 0 or 1 (link.h) */
+    int rt;                /* a runtime copy (link_submit_runtime): shares, not counted */
     int sharing;           /* in the data phase: counted in ndata, fin is set */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
     am_ps data_at;         /* data phase starts at data_at + data_frac / (bw << MAX_SHIFT) ps */
@@ -55,7 +56,8 @@ struct link_chan {
     unsigned ndata;        /* transfers sharing the bandwidth (in their data phase) */
     xfer *fl;              /* in flight, in submission order */
     size_t nfl, capfl;
-    uint32_t nside[2];     /* of those in flight, how many on each side */
+    uint32_t ntrace;       /* of those in flight, the trace's own (not runtime copies) */
+    uint32_t nside[2];     /* of those, how many on each side */
     int nx_known;          /* the next event below is up to date (link_next_time is called for
                             * every channel at every engine step: it is remembered) */
     int nx_kind;
@@ -74,7 +76,7 @@ struct link_chan {
      * channel's events in one order), so two lazily advanced clocks need not agree. */
     link_either own;       /* the tracker, unless this channel is paired to another's */
     link_either *either;   /* own, or the first channel's of the pair */
-    int busy;              /* in flight (nfl > 0) when either last heard of it */
+    int busy;              /* a trace transfer in flight (ntrace > 0) when either last heard */
 };
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
@@ -108,7 +110,7 @@ am_ps link_busy_either(const link_chan *l)
 /* Tell the link's tracker when this channel turns busy or idle (after fl changed, at now). */
 static void note_busy(link_chan *l)
 {
-    int b = l->nfl > 0;
+    int b = l->ntrace > 0;
     if (b == l->busy)
         return;
     l->busy = b;
@@ -277,16 +279,19 @@ static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
         l->capfl = l->capfl ? 2 * l->capfl : 8;
         l->fl = am_realloc(l->fl, l->capfl * sizeof *l->fl);
     }
-    l->st.wait_ps += l->now - x.submit;
-    l->side[x.side].wait_ps += l->now - x.submit;
     x.started = l->now;
     x.data_at = am_ps_add(at, l->latency);
     x.data_frac = x.data_at < AM_PS_MAX ? at_frac : 0;
     l->fl[l->nfl++] = x;
     l->nx_known = 0;
+    if (x.rt)
+        return; /* it takes a slot and a share, and no statistic */
+    l->st.wait_ps += l->now - x.submit;
+    l->side[x.side].wait_ps += l->now - x.submit;
+    l->ntrace++;
     note_busy(l);
-    if (l->nfl > l->st.max_in_flight)
-        l->st.max_in_flight = (uint32_t)l->nfl;
+    if (l->ntrace > l->st.max_in_flight)
+        l->st.max_in_flight = l->ntrace;
     if (++l->nside[x.side] > l->side[x.side].max_in_flight)
         l->side[x.side].max_in_flight = l->nside[x.side];
 }
@@ -296,7 +301,7 @@ static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
         return;
-    if (l->nfl) {
+    if (l->ntrace) {
         l->st.busy_ps += t - l->now;
         for (int k = 0; k < 2; k++)
             if (l->nside[k])
@@ -362,7 +367,10 @@ static void untake(link_chan *l, size_t k)
     xfer y = l->fl[k];
     memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
     l->nfl--;
-    l->nside[y.side]--;
+    if (!y.rt) {
+        l->ntrace--;
+        l->nside[y.side]--;
+    }
     l->ndata -= (unsigned)y.sharing;
     y.sharing = 0;
     l->nx_known = 0;
@@ -370,18 +378,20 @@ static void untake(link_chan *l, size_t k)
     wait_in_queue(l, y);
 }
 
-void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
-                         uint64_t order)
+static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                   uint64_t order, int rt)
 {
     account(l, now);
     side = side != 0;
     l->seq++;
-    xfer x = {.tag = tag, .bytes = bytes, .order = order, .side = side, .submit = l->now,
-              .started = l->now};
-    l->st.bytes += bytes;
-    l->st.count++;
-    l->side[side].bytes += bytes;
-    l->side[side].count++;
+    xfer x = {.tag = tag, .bytes = bytes, .order = order, .side = side, .rt = rt,
+              .submit = l->now, .started = l->now};
+    if (!rt) {
+        l->st.bytes += bytes;
+        l->st.count++;
+        l->side[side].bytes += bytes;
+        l->side[side].count++;
+    }
     if (l->conc && l->nfl >= l->conc) {
         size_t k = overtaken(l, &x);
         if (k == SIZE_MAX) {
@@ -394,6 +404,18 @@ void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
     /* without latency it shares from now on (every event before now has been taken) */
     if (l->fl[l->nfl - 1].data_at <= l->now)
         enter_data(l, &l->fl[l->nfl - 1]);
+}
+
+void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order)
+{
+    submit(l, now, bytes, tag, side, order, 0);
+}
+
+void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order)
+{
+    submit(l, now, bytes, tag, side, order, 1);
 }
 
 /* The exact instant the virtual work reaches fin: the anchor plus (fin - v) x ndata / tps ps,
@@ -506,9 +528,12 @@ static int retire(link_chan *l, link_done *done, int got, int max)
         xfer *x = &l->fl[i];
         if ((end || (x->sharing && x->fin <= l->v)) && got < max) {
             done[got++] = (link_done){x->tag, x->started};
-            l->st.sum_ps += l->now - x->submit;
-            l->side[x->side].sum_ps += l->now - x->submit;
-            l->nside[x->side]--;
+            if (!x->rt) {
+                l->st.sum_ps += l->now - x->submit;
+                l->side[x->side].sum_ps += l->now - x->submit;
+                l->ntrace--;
+                l->nside[x->side]--;
+            }
             l->ndata -= (unsigned)x->sharing;
         } else {
             l->fl[k++] = *x;

@@ -30,7 +30,8 @@ typedef struct link_chan link_chan;
 typedef struct link_stats {
     am_u128 bytes;
     uint64_t count;
-    am_ps busy_ps;     /* time with at least one transfer in flight (at most the clock) */
+    am_ps busy_ps;     /* time with at least one transfer in flight (at most the clock; the
+                        * trace's transfers: link_submit_runtime) */
     am_u128 sum_ps;    /* sum of transfer durations (submit to completion) */
     am_u128 wait_ps;   /* time transfers spent queued behind the concurrency limit */
     uint32_t max_in_flight;
@@ -58,6 +59,13 @@ void link_destroy(link_chan *l);
 void link_submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag);
 void link_submit_side(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side);
 void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
+                         uint64_t order);
+/* A runtime copy (a spill, a restore, a defragmentation's move): it shares the channel and
+ * takes a concurrency slot exactly as a transfer submitted with link_submit_ordered, and comes
+ * back from link_advance the same way, but no statistic counts it: bytes, count, sums and
+ * max_in_flight are the trace's transfers', and busy_ps (and link_busy_either) the time one of
+ * those was in flight. Until 2026-11-28 the engine timed runtime copies alone, off the link. */
+void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
                          uint64_t order);
 /* Time of the next completion or phase change, AM_TIME_NONE when idle (not const: it is
  * remembered until the channel changes). */

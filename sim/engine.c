@@ -238,6 +238,18 @@ typedef struct op {
                         * same picosecond are taken in this order (link_submit_ordered) */
 } op;
 
+/* What observers hear of a finished stream operation (op_done), kept while a runtime copy
+ * advances the device (sim.defer): they hear of it when the engine next advances the device on
+ * its own, where they would have heard of it had the copy not advanced it (rt_copy). */
+typedef struct dev_note {
+    uint32_t stream;
+    int chan;          /* a transfer's channel, -1 for another operation */
+    am_ps carried;     /* a transfer: when its link took it */
+    am_ps start, end;
+    uint64_t bytes;
+    char *name;        /* its trace `name=`, a copy, or NULL */
+} dev_note;
+
 typedef struct stream {
     op *q;
     size_t head, len, cap;
@@ -277,6 +289,8 @@ typedef struct chan {
     uint64_t bw, den; /* the link's effective bandwidth, bw / den bytes/s (link_rate) */
     uint64_t granule; /* the larger transfer_granule of the link's two memories (a power of
                        * two): a transfer over it moves its bytes rounded up to a multiple */
+    uint64_t xfers;   /* the trace's transfers over it queued on a stream or on the link, not
+                       * yet done: a runtime copy while there are none is timed alone (rt_copy) */
 } chan;
 
 /* A failed request waiting for frees (retry-after-free). */
@@ -407,6 +421,11 @@ struct sim {
                       * comes back, the to= destination while its spilled source comes
                       * back): not a spill victim; TR_NO_ID */
     am_ps issue;     /* when the current trace event began on the host (observer 'event') */
+    int rt_done;     /* the runtime copy in flight (rt_copy) has completed, at rt_end */
+    am_ps rt_end;
+    int defer;       /* rt_copy advances the device: its operations' notes wait in notes */
+    dev_note *notes;
+    size_t nnotes, capnotes;
     int recover_depth; /* recover() calls running: 1 for a request's own, more inside a spill
                         * chain (a host copy's) */
     int into;        /* the allocation being made is a transfer's into= destination: it does
@@ -699,29 +718,69 @@ static void kick(sim *s, uint32_t id)
     }
 }
 
+static void tell_op(sim *s, const dev_note *n)
+{
+    if (s->obs->link && n->chan >= 0)
+        s->obs->link(s->obs->ctx, n->chan, n->stream, n->carried, n->end, n->bytes);
+    if (s->obs->op)
+        s->obs->op(s->obs->ctx, n->stream, n->start, n->end, n->chan, n->bytes, n->name);
+}
+
+/* Observers hear now of the operations a runtime copy's wait finished (rt_copy). */
+static void flush_notes(sim *s)
+{
+    for (size_t i = 0; i < s->nnotes; i++) {
+        tell_op(s, &s->notes[i]);
+        free(s->notes[i].name);
+    }
+    s->nnotes = 0;
+}
+
+static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
+{
+    if (s->nnotes == s->capnotes) {
+        s->capnotes = s->capnotes ? 2 * s->capnotes : 16;
+        s->notes = am_realloc(s->notes, s->capnotes * sizeof *s->notes);
+    }
+    dev_note *d = &s->notes[s->nnotes++];
+    *d = *n;
+    d->name = n->name ? am_strdup(n->name) : NULL;
+}
+
 /* The head op of stream id finished now; carried: for a transfer, when its link took it. */
 static void op_done(sim *s, uint32_t id, am_ps carried)
 {
     stream *q = &s->st[id];
-    if (s->obs && s->obs->link && st_head(q)->kind == OP_XFER)
-        s->obs->link(s->obs->ctx, (int)st_head(q)->chan, id, carried, s->now, st_head(q)->arg);
-    if (s->obs && s->obs->op) {
+    if (s->obs && (s->obs->link || s->obs->op)) {
         const op *h = st_head(q);
-        s->obs->op(s->obs->ctx, id, q->started, s->now, h->kind == OP_XFER ? (int)h->chan : -1,
-                   h->kind == OP_XFER ? h->arg : 0, h->named ? q->names[q->nhead] : NULL);
+        int x = h->kind == OP_XFER;
+        dev_note n = {id, x ? (int)h->chan : -1, carried, q->started, s->now, x ? h->arg : 0,
+                      h->named ? q->names[q->nhead] : NULL};
+        if (s->defer)
+            defer_note(s, &n);
+        else
+            tell_op(s, &n);
     }
     if (st_head(q)->named)
         free(q->names[q->nhead++]);
-    if (st_head(q)->kind == OP_XFER && st_head(q)->gen)
-        xfer_unref(s, st_head(q)->gen);
+    if (st_head(q)->kind == OP_XFER) {
+        s->ch[st_head(q)->chan].xfers--;
+        if (st_head(q)->gen)
+            xfer_unref(s, st_head(q)->gen);
+    }
     q->busy = 0;
     st_pop(q);
     kick(s, id);
 }
 
+/* The tag of a runtime copy on a link (rt_copy): stream tags are stream numbers. */
+#define RT_COPY_TAG UINT64_MAX
+
 /* Process the next device-side event if it is at or before `limit`: 1 if one was. */
 static int des_step(sim *s, am_ps limit)
 {
+    if (s->nnotes && !s->defer)
+        flush_notes(s);
     am_ps tl = AM_TIME_NONE;
     int cl = -1;
     for (int i = 0; i < s->nch; i++) {
@@ -742,9 +801,15 @@ static int des_step(sim *s, am_ps limit)
         s->now = tl;
         link_done done[16];
         int n = link_advance(s->ch[cl].l, tl, done, 16);
-        s->inflight -= (uint64_t)n;
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            if (done[i].tag == RT_COPY_TAG) { /* rt_copy's, not a stream's */
+                s->rt_done = 1;
+                s->rt_end = tl;
+                continue;
+            }
+            s->inflight--;
             op_done(s, (uint32_t)done[i].tag, done[i].started);
+        }
         return 1;
     }
     if (th > limit)
@@ -1756,19 +1821,58 @@ static int chan_bytes_overflow(const chan *ch, uint64_t bytes)
     return ch->granule > 1 && bytes > UINT64_MAX - (ch->granule - 1);
 }
 
-/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth). The
- * channel exists: cfg_load refuses a config whose runtime copies (compaction, host round trip,
- * spilling) have no link (config.c, check_copy_links), so c is never -1 here. */
+/* One transfer alone on a channel: latency + ceil(bytes x 1e12 / effective bandwidth), what the
+ * link model gives it (link.h). */
 static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
 {
-    if (c < 0)
-        return 0;
     const chan *ch = &s->ch[c];
     const cfg_link *L = &s->cfg->links[ch->link];
     __extension__ unsigned __int128 w =
         (unsigned __int128)chan_bytes(ch, bytes) * AM_PS_PER_S * ch->den;
     w = (w + ch->bw - 1) / ch->bw;
     return am_ps_add(L->latency, w >= AM_PS_MAX ? AM_PS_MAX : (am_ps)w);
+}
+
+/* A runtime copy of `bytes` over channel c, issued by the host at `at` (the host waits for it:
+ * the runtime is synchronous); returns how long it took. It goes on the link as a transfer of
+ * the trace does (link_submit_runtime: the same sharing, latency and concurrency slots, in issue
+ * order among the transfers reaching the link at that picosecond), so the trace's transfers on
+ * the channel slow down for it and it for them; alone it takes latency + ceil(bytes x 1e12 /
+ * effective bandwidth). Until 2026-11-28 it was always timed alone, off the link.
+ * The device runs meanwhile, as in a spill's wait for its victim's transfers: its operations
+ * finish, streams start their next ones (which may reach this channel). Observers hear of those
+ * operations only when the engine next advances the device on its own (sim.defer, flush_notes),
+ * where they would mostly have heard of them had the copy not advanced it (a later wait in the
+ * same event that the copy's run already satisfied, a victim's transfers done meanwhile, takes no
+ * device step: they hear of them at the next event; only the Chrome trace's line order shows it).
+ * A copy with no trace transfer over its channel queued or in flight (chan.xfers) is timed alone
+ * at once, with no device step: none can reach the link while the host waits, and the run's
+ * outputs are those of a run that timed every copy alone. The channel exists: cfg_load refuses
+ * a config whose runtime copies (compaction, host round trip, spilling) have no link (config.c,
+ * check_copy_links), so c is never -1 here. */
+static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
+{
+    if (c < 0)
+        return 0;
+    const chan *ch = &s->ch[c];
+    uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
+    for (int i = 0; i < s->nch; i++)
+        if (s->ch[i].l == ch->l)
+            xfers += s->ch[i].xfers;
+    if (!xfers) /* none can reach the link before the host goes on: alone, at no device step */
+        return xfer_alone(s, c, bytes);
+    int was = s->defer;
+    s->defer = 1;
+    while (des_step(s, at)) { /* the device catches up with the host first */
+    }
+    if (s->now < at)
+        s->now = at;
+    s->rt_done = 0;
+    link_submit_runtime(ch->l, s->now, chan_bytes(ch, bytes), RT_COPY_TAG, ch->side, s->seq);
+    while (!s->rt_done && des_step(s, AM_TIME_NONE - 1)) {
+    }
+    s->defer = was;
+    return s->rt_done ? s->rt_end - at : AM_PS_MAX;
 }
 
 /* The host waits for a synchronous runtime action (defragmentation, spilling). */
@@ -1854,6 +1958,25 @@ static int level_has_pending(const sim *s, int level)
     return 0;
 }
 
+/* A defragmentation's copies, in the order it makes them. */
+typedef struct copy_list {
+    struct {
+        int ch;
+        uint64_t bytes;
+    } *c;
+    size_t n, cap;
+} copy_list;
+
+static void copy_add(copy_list *l, int c, uint64_t bytes)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 16;
+        l->c = am_realloc(l->c, l->cap * sizeof *l->c);
+    }
+    l->c[l->n].ch = c;
+    l->c[l->n++].bytes = bytes;
+}
+
 /* Defragment a level: every live buffer is released and placed again in address order, which
  * packs them toward low addresses (compaction), and the copies are charged: compact moves each
  * buffer whose address changed over the level's own copy link; host_roundtrip copies every live
@@ -1915,10 +2038,11 @@ static void defrag(sim *s, int level)
     /* every buffer went back where it was, in a block of its old size, with no device call and
      * no charged time (platform gives its ranges back and takes them again: charged, logged) */
     int still = 1;
-    /* The copies' time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block
-     * then stops the host clock there and the event is refused (time_overflow). Until
-     * 2026-11-27 they were plain sums, and copies longer than 2^64 ps wrapped to a short run. */
-    am_ps t = 0;
+    /* The copies, made one after the other once every buffer is placed again (rt_copy);
+     * their time sums saturate at AM_PS_MAX (am_ps_add), as a spill's does: host_block then
+     * stops the host clock there and the event is refused (time_overflow). Until 2026-11-27
+     * they were plain sums, and copies longer than 2^64 ps wrapped to a short run. */
+    copy_list cl = {NULL, 0, 0};
     int self = find_chan(s, level, level);
     int d2h = L->defrag.host >= 0 ? find_chan(s, level, L->defrag.host) : -1;
     int h2d = L->defrag.host >= 0 ? find_chan(s, L->defrag.host, level) : -1;
@@ -1945,7 +2069,7 @@ static void defrag(sim *s, int level)
                 /* its copy to the host was made before the round trip found no place for it:
                  * its bytes and time count once (until 2026-11-27 not at all) */
                 lost += x->requested;
-                t = am_ps_add(t, xfer_alone(s, d2h, x->requested));
+                copy_add(&cl, d2h, x->requested);
             }
             /* its block was released above, reported to observers as `defrag_free` (the
              * PyTorch snapshot frees it there); no free of it will be reported */
@@ -1958,12 +2082,12 @@ static void defrag(sim *s, int level)
             /* moved, as its bytes and time count it: a buffer lost above is not (until
              * 2026-11-27 every live buffer counted, the lost ones too) */
             s->sum.defrag.buffers_moved++;
-            t = am_ps_add(t, am_ps_add(xfer_alone(s, d2h, x->requested),
-                                       xfer_alone(s, h2d, x->requested)));
+            copy_add(&cl, d2h, x->requested);
+            copy_add(&cl, h2d, x->requested);
         } else if (o.addr != x->addr) {
             moved += x->requested;
             s->sum.defrag.buffers_moved++;
-            t = am_ps_add(t, xfer_alone(s, self, x->requested));
+            copy_add(&cl, self, x->requested);
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
         int same = o.addr == x->addr && o.size == x->given; /* placed again where it was */
@@ -1998,6 +2122,10 @@ static void defrag(sim *s, int level)
         timeline_row(s, level);
     if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP)
         moved = 2 * all + lost;
+    am_ps t = 0;
+    for (size_t i = 0; i < cl.n && t < AM_PS_MAX; i++)
+        t = am_ps_add(t, rt_copy(s, cl.c[i].ch, am_ps_add(s->host, t), cl.c[i].bytes));
+    free(cl.c);
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
     s->sum.defrag.time = am_ps_add(s->sum.defrag.time, t);
@@ -2185,7 +2313,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
             s->host = s->now;
         s->sum.stall += s->host - before;
     }
-    am_ps t = xfer_alone(s, find_chan(s, level, host), best->requested);
+    am_ps t = rt_copy(s, find_chan(s, level, host), s->host, best->requested);
     s->sum.spill.evictions++;
     /* where a buffer went, for the report's wording: set by the eviction itself, not by a
      * level's attempt (until 2026-11-27 a level that tried to spill named its spill_host even
@@ -2440,7 +2568,7 @@ static int restore(sim *s, slot *x)
     }
     relocated(s, x, host, level, &o, PL_RESTORED);
     timeline_row(s, level); /* the device allocation, when it is made */
-    am_ps t = xfer_alone(s, find_chan(s, host, level), x->requested);
+    am_ps t = rt_copy(s, find_chan(s, host, level), s->host, x->requested);
     s->sum.spill.restores++;
     s->sum.spill.bytes_in += x->requested;
     s->sum.spill.time = am_ps_add(s->sum.spill.time, t);
@@ -2916,6 +3044,8 @@ static int enqueue(sim *s, const tr_event *ev, op o, const char *file, am_error 
         st_push_name(q, ev->name);
     }
     st_push(q, o);
+    if (o.kind == OP_XFER)
+        s->ch[o.chan].xfers++;
     kick(s, ev->stream);
     return 0;
 }
@@ -3297,6 +3427,8 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))
         seg_begin(s);
+    if (s->nnotes) /* a runtime copy ran the device ahead: observers hear of it now */
+        flush_notes(s);
     if (s->hn || s->inflight)
         des_run_until(s, s->host);
     else if (s->now < s->host)
@@ -3360,6 +3492,7 @@ int sim_finish(sim *s, am_error *err)
     if (s->prologue) /* a trace that is only a prologue: its end is the start state */
         prologue_switch(s, 0);
     expire_pending(s, s->host, 1);
+    flush_notes(s);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
@@ -3730,6 +3863,9 @@ void sim_destroy(sim *s)
         free(s->st[i].names);
     }
     free(s->st);
+    for (size_t i = 0; i < s->nnotes; i++)
+        free(s->notes[i].name);
+    free(s->notes);
     evtab_free(&s->ev);
     free(s->heap);
     idmap_free(&s->ids);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../models/link.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
 #include "testutil.h"
@@ -515,6 +516,196 @@ static void test_spill_waits_for_pending_transfer(void)
     CU_ASSERT_EQUAL(su->spill.evictions, 1);
     CU_ASSERT_EQUAL(sim_host_time(r.s), 2 * copy);
     CU_ASSERT_EQUAL(su->stall, 2 * copy);
+    hstop(&r);
+}
+
+/* Runtime copies share the link with the trace's transfers (processor sharing, latency,
+ * concurrency), and the host waits for the copy alone. Until 2026-11-28 a copy was timed alone
+ * whatever the link carried: every spill below took 100.001 ms and the trace's transfers kept
+ * their own times. 256 MiB of hbm hold 1 (100 MB); 2 (200 MB) does not fit and spills 1 over
+ * pcie hbm -> host (1 GB/s, 1 us): alone 1 us + 100e6 B / 1e9 B/s = 100.001 ms. */
+#define MS AM_PS_PER_MS
+#define RT_YAML(conc)                                                                     \
+    "version: 1\nmemories:\n  hbm:\n    capacity: 256MiB\n    allocator: {policy: best_fit}\n" \
+    "    on_oom: spill_to_host\n"                                                         \
+    "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"                 \
+    "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"              \
+    "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us" conc "}\n"
+
+/* The statistics of the channel carrying from -> to. */
+static const link_stats *rt_chan(hrun *r, int from, int to)
+{
+    sim_link_result lr[8];
+    int n = sim_links(r->s, lr, 8);
+    for (int i = 0; i < n; i++)
+        if ((lr[i].dir ? lr[i].to : lr[i].from) == from &&
+            (lr[i].dir ? lr[i].from : lr[i].to) == to)
+            return lr[i].st;
+    CU_FAIL("no such channel");
+    return NULL;
+}
+
+static am_ps rt_spill_start[4], rt_spill_end[4];
+static int rt_nspill;
+
+static void rt_action(void *c, const char *what, int level, am_ps start, am_ps end, uint64_t bytes)
+{
+    (void)c, (void)what, (void)level, (void)bytes;
+    if (rt_nspill < 4) {
+        rt_spill_start[rt_nspill] = start;
+        rt_spill_end[rt_nspill++] = end;
+    }
+}
+
+static void rt_start(hrun *r, const char *yaml)
+{
+    static sim_observer obs = {.action = rt_action};
+    memset(r, 0, sizeof *r);
+    rt_nspill = 0;
+    int rc = cfg_load_string(&r->cfg, "h.yaml", yaml, NULL, 0, &r->err);
+    CU_ASSERT_FATAL(rc == 0);
+    r->pf = open_memstream(&r->pl, &r->pn);
+    sim_opts so = {.placements = r->pf, .check = 1, .observer = &obs};
+    CU_ASSERT_FATAL(sim_create(&r->s, r->cfg, &so, &r->err) == 0);
+}
+
+/* hbm -> host, no buffer named: link traffic only (the spill does not wait for it). */
+#define D2H(bytes_, stream_) \
+    (tr_event){.kind = TR_TRANSFER, .level = 0, .dst_level = 1, .bytes = bytes_, .stream = stream_}
+
+/* A 100 MB transfer hbm -> host issued at 0 is in flight when the spill copies 100 MB over the
+ * same channel at 50 ms. The transfer runs alone from 1 us: by 50.001 ms, when the copy's
+ * latency ends, it has moved 50e6 B; the two then share 1 GB/s, 0.5 GB/s each, and its last
+ * 50e6 B take 100 ms: it ends at 150.001 ms (alone: 100.001 ms). The copy has moved 50e6 B by
+ * then and its last 50e6 B take 50 ms alone: it ends at 200.001 ms, 150.001 ms after the host
+ * issued it (alone: 100.001 ms). The host waits until then. */
+static void test_runtime_copy_shares_link(void)
+{
+    hrun r;
+    rt_start(&r, RT_YAML(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    tr_event a2 = ALLOC(2, 200000000, 0);
+    a2.time = 50 * MS;
+    CU_ASSERT(hev(&r, a2) == 0); /* spills 1 */
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->spill.evictions, 1);
+    CU_ASSERT_EQUAL(su->spill.time, 150 * MS + US);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 200 * MS + US);
+    CU_ASSERT_EQUAL(rt_nspill, 1); /* the host runtime slice spans the copy */
+    CU_ASSERT_EQUAL(rt_spill_start[0], 50 * MS);
+    CU_ASSERT_EQUAL(rt_spill_end[0], 200 * MS + US);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    /* the link table: the trace's transfer alone, its time 150.001 ms; busy while it ran */
+    const link_stats *st = rt_chan(&r, 0, 1);
+    CU_ASSERT_EQUAL(st->count, 1);
+    CU_ASSERT(st->bytes == 100000000);
+    CU_ASSERT(st->sum_ps == 150 * MS + US);
+    CU_ASSERT_EQUAL(st->busy_ps, 150 * MS + US);
+    CU_ASSERT_EQUAL(st->max_in_flight, 1);
+    hstop(&r);
+
+    /* the other direction (host -> hbm) is a channel of its own: the copy is not slowed */
+    rt_start(&r, RT_YAML(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0,
+                                 .bytes = 100000000, .stream = 1}) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, 100 * MS + US);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    CU_ASSERT(rt_chan(&r, 1, 0)->sum_ps == 100 * MS + US);
+    hstop(&r);
+
+    /* a half-duplex pcie carries both: the copy shares with the host -> hbm transfer, as above */
+    rt_start(&r, RT_YAML(", duplex: false"));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0,
+                                 .bytes = 100000000, .stream = 1}) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, 150 * MS + US);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    CU_ASSERT(rt_chan(&r, 1, 0)->sum_ps == 150 * MS + US);
+    hstop(&r);
+}
+
+/* A defragmentation's copies go on the links one after the other, each sharing with what the
+ * link carries: host_roundtrip of 2 and 4 (256 KiB each) while a 512 KiB transfer hbm -> host,
+ * issued just before, is in flight. 2's copy out shares from 1 us: both have moved 262144 B at
+ * 1 us + 2 x 262.144 us = 525.288 us, when it ends; its copy back (host -> hbm, a channel of its
+ * own) takes 263.144 us alone, while the transfer's last 262144 B take 262.144 us: it ends at
+ * 787.432 us, before 4's copy out starts (788.432 us), so 4's two copies are alone. The run takes
+ * 525.288 + 3 x 263.144 us (alone: 4 x 263.144 us), the transfer 787.432 us (alone: 525.288). */
+static void test_runtime_copies_of_defrag_share(void)
+{
+    hrun r;
+    hstart(&r, HBM_1MIB("    defrag: {mode: host_roundtrip, trigger: on_oom}\n"));
+    for (int i = 1; i <= 4; i++)
+        hev(&r, ALLOC((uint64_t)i, 256 * KiB, 0));
+    hev(&r, FREE(1));
+    hev(&r, FREE(3));
+    am_ps at = sim_host_time(r.s);
+    CU_ASSERT(hev(&r, D2H(512 * KiB, 1)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(5, 512 * KiB, 0)) == 0);
+    const sim_summary *su = sim_get_summary(r.s);
+    CU_ASSERT_EQUAL(su->defrag.runs, 1);
+    CU_ASSERT_EQUAL(su->defrag.time, 4 * US + 5 * 262144000ULL);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), at + 4 * US + 5 * 262144000ULL);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    const link_stats *st = rt_chan(&r, 0, 1);
+    CU_ASSERT_EQUAL(st->count, 1);
+    CU_ASSERT(st->sum_ps == US + 3 * 262144000ULL);
+    hstop(&r);
+}
+
+/* pcie hbm -> host with concurrency 1: transfers A and B (100 MB each, streams 1 and 2) are
+ * issued at 0, A is taken and B waits; the spill's copy, issued at 50 ms, waits behind B (arrival
+ * order). A ends at 100.001 ms, B runs 100.001 to 200.002 ms, the copy 200.002 to 300.003 ms:
+ * 250.003 ms after the host issued it (alone: 100.001 ms). Its wait is not the trace's: the link
+ * table's wait is B's 100.001 ms. */
+static void test_runtime_copy_waits_behind_queue(void)
+{
+    hrun r;
+    rt_start(&r, RT_YAML(", concurrency: 1"));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 2)) == 0);
+    tr_event a2 = ALLOC(2, 200000000, 0);
+    a2.time = 50 * MS;
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, 250 * MS + 3 * US);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 300 * MS + 3 * US);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    const link_stats *st = rt_chan(&r, 0, 1);
+    CU_ASSERT_EQUAL(st->count, 2);
+    CU_ASSERT(st->wait_ps == 100 * MS + US);
+    CU_ASSERT(st->sum_ps == 100 * MS + US + 200 * MS + 2 * US);
+    CU_ASSERT_EQUAL(st->busy_ps, 200 * MS + 2 * US); /* not the copy's 100.001 ms after */
+    hstop(&r);
+}
+
+/* No transfer on the channel while the copy runs: timed alone, as before. A transfer that ended
+ * (issued at 0, done at 100.001 ms) before the spill at 150 ms, and one issued on a stream behind
+ * a compute that lasts past the copy (it reaches the link at 300 ms, after the copy's end at
+ * 250.001 ms, and takes its own 100.001 ms). */
+static void test_runtime_copy_alone_unchanged(void)
+{
+    hrun r;
+    rt_start(&r, RT_YAML(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_COMPUTE, .stream = 2, .duration = 300 * MS}) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 2)) == 0);
+    tr_event a2 = ALLOC(2, 200000000, 0);
+    a2.time = 150 * MS;
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.time, 100 * MS + US);
+    CU_ASSERT_EQUAL(sim_host_time(r.s), 250 * MS + US);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    const link_stats *st = rt_chan(&r, 0, 1);
+    CU_ASSERT_EQUAL(st->count, 2);
+    CU_ASSERT(st->sum_ps == 2 * (100 * MS + US));
+    CU_ASSERT_EQUAL(st->busy_ps, 2 * (100 * MS + US));
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->makespan, 400 * MS + US);
     hstop(&r);
 }
 
@@ -3019,6 +3210,13 @@ void suite_hierarchy(void)
              {"a defragmentation waits for transfers on its level",
               test_defrag_waits_for_pending_transfer},
              {"spill round trip costs two transfers", test_spill_round_trip},
+             {"a runtime copy shares its link with the trace's transfers",
+              test_runtime_copy_shares_link},
+             {"a runtime copy waits behind a queued transfer",
+              test_runtime_copy_waits_behind_queue},
+             {"a defragmentation's copies share their links", test_runtime_copies_of_defrag_share},
+             {"a runtime copy with no transfer on its link is timed alone",
+              test_runtime_copy_alone_unchanged},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"a transfer's to= buffer: spill order, restore, no memory", test_transfer_to},
              {"a to= transfer's restore spills neither named buffer",
