@@ -2652,6 +2652,53 @@ static void test_recovery_skips_past_pool_limit(void)
     }
 }
 
+/* The skip rules take the request as the policy must: under caching a 3.5 MiB request takes a
+ * 20 MiB segment (kLargeBuffer), which an 8 MiB level never holds, expandable or not (a 20 MiB
+ * page): nothing spills, nothing moves, no time passes. Until 2026-11-28 buffer 1 went to the
+ * host and back (83.920 us) or was moved (41.960 us), and the request failed all the same. A
+ * 10 MiB segment taken before still serves it on 16 MiB once its buffer is evicted. */
+static void test_recovery_skips_past_segment(void)
+{
+    static const char *const head =
+        "version: 1\nmemories:\n  hbm:\n    capacity: %s\n    allocator: {policy: caching%s}\n%s"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n"
+        "  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    static const char *const spill = "    on_oom: spill_to_host\n    spill_host: host\n";
+    static const char *const compact = "    defrag: {mode: compact, trigger: on_oom}\n";
+    static const char *const used = "amsim-trace v1\nalloc 1 40KiB\nalloc 2 3584KiB\nuse 1\n";
+    static const char *const holed =
+        "amsim-trace v1\nalloc 1 40KiB\nalloc 3 40KiB\nfree 1\nalloc 2 3584KiB\n";
+    const struct {
+        const char *opts, *recovery, *events;
+    } cs[] = {{"", spill, used}, {", expandable_segments: true", spill, used},
+              {"", compact, holed}};
+    for (int k = 0; k < 3; k++) {
+        char yaml[1024], name[16], *out;
+        snprintf(yaml, sizeof yaml, head, "8MiB", cs[k].opts, cs[k].recovery);
+        snprintf(name, sizeof name, "rsg%d", k);
+        char *pl = pl_run(name, yaml, cs[k].events, "", &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_PTR_NOT_NULL(strstr(pl, ",2,hbm,,3670016,,oom\n"));
+        CU_ASSERT_PTR_NULL(strstr(pl, ",spilled\n"));
+        CU_ASSERT_PTR_NULL(strstr(pl, ",moved\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 0 ps, host stalled 0 ps"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, " 0 ps; 0 out-of-memory events avoided, 0 "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+        free(pl);
+        free(out);
+    }
+    char yaml[1024], *out;
+    snprintf(yaml, sizeof yaml, head, "16MiB", "", spill);
+    char *pl = pl_run("rsg3", yaml, "amsim-trace v1\nalloc 1 10MiB\nalloc 2 3584KiB\nuse 1\n", "",
+                      &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n1,2,hbm,0,3670016,3670016,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; 2 out-of-memory events avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+}
+
 /* A start-state prologue (prologue=1) recreates state: threshold and every do not look at its
  * allocations. 5 x 2 MiB fill 10 MiB, 2 and 4 are freed, 7 (1 MiB) goes at 2 MiB: fragmentation
  * 1 - 2/5 = 0.6 above 0.3, and 3 allocations past every: 2, yet nothing moves, and 6 takes its
@@ -3265,6 +3312,8 @@ void suite_hierarchy(void)
               test_donation_ends_donor_at_every_capacity},
              {"recovery skips requests past the policy's pool limit",
               test_recovery_skips_past_pool_limit},
+             {"recovery skips a request whose segment is past the pool",
+              test_recovery_skips_past_segment},
              {"threshold and every do not run in a start-state prologue",
               test_no_defrag_in_prologue},
              {"a spill's host copy gets the host level's answers",
