@@ -188,6 +188,16 @@ struct alloc_ops {
      * request" tests (defragmentation's and spilling's skip rules) use it through
      * mem_usable (memory.h). */
     uint64_t (*pool_limit)(void *st);
+    /* Optional: the fewest bytes of pool limit (mem_usable) a request of `bytes` (padded) needs
+     * to be served once every buffer a runtime action can move or evict has gone: the request
+     * after the policy's own rounding, or the segment, chunk or block it must take when none
+     * it holds (or may hold then) is large enough (caching's 20 MiB segment for a 3.5 MiB
+     * request); UINT64_MAX when nothing can serve it. It may answer less than the truth, never
+     * more: the engine's skip rules (beyond_capacity) skip a defragmentation or a spill when
+     * this is above mem_usable. NULL: bytes. Until 2026-11-28 the engine compared the padded
+     * request alone, so a request that only a segment larger than the level could serve
+     * evicted or moved buffers (with their copies' time) and failed all the same. */
+    uint64_t (*min_capacity)(void *st, uint64_t bytes);
     /* Optional: the policy plans offline and needs every buffer's lifetime before the run
      * (the `offline` policy). bufs lists this level's allocation requests in request order
      * (sim/prepass.h); the policy copies what it needs. Called once, after create and before

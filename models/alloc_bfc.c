@@ -645,6 +645,14 @@ static int bfc_retry(const void *opts, am_ps *wait)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void bfc_count_oom(void *st) { ((bfc *)st)->ooms++; }
 
+/* alloc.h min_capacity: a chunk of the request rounded up to 256 bytes, which a region within
+ * the limit must hold (Extend: fail if R > the limit rounded down to 256). */
+static uint64_t bfc_min_capacity(void *st, uint64_t bytes)
+{
+    (void)st;
+    return round256(bytes);
+}
+
 /* The pool limit (alloc.h pool_limit): no region grows the pool past it. */
 static uint64_t bfc_pool_limit(void *st) { return ((bfc *)st)->limit; }
 
@@ -668,6 +676,7 @@ static const struct alloc_ops bfc_ops = {
     .retry_after_free = bfc_retry,
     .cannot_serve = bfc_cannot_serve,
     .count_oom = bfc_count_oom,
+    .min_capacity = bfc_min_capacity,
     .pool_limit = bfc_pool_limit,
 };
 

@@ -338,6 +338,16 @@ static void buddy_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void buddy_count_oom(void *st) { ((buddy *)st)->ooms++; }
 
+/* alloc.h min_capacity: the power-of-two block of min_block units that holds the request, which
+ * only an arena of at least its size has (the arena's largest block is its top power of two). */
+static uint64_t buddy_min_capacity(void *st, uint64_t bytes)
+{
+    const buddy *d = st;
+    uint64_t units = (bytes - 1) >> d->min_log2;
+    int k = units ? 64 - __builtin_clzll(units) : 0;
+    return k + d->min_log2 < 64 ? d->min << k : UINT64_MAX;
+}
+
 /* The arena, the capacity rounded down to min_block (alloc.h pool_limit): all it ever holds, so
  * a request past it is one no compaction or spill can serve (until 2026-11-28 the engine
  * tested the capacity, and moved or spilled buffers for such a request before it failed). */
@@ -365,6 +375,7 @@ static const struct alloc_ops buddy_ops = {
     .walk = buddy_walk,
     .check = buddy_check,
     .count_oom = buddy_count_oom,
+    .min_capacity = buddy_min_capacity,
     .pool_limit = buddy_pool_limit,
 };
 

@@ -182,6 +182,8 @@ typedef struct cach {
     cstat allocation, segment, active, inactive_split;   /* counts */
     cstat allocated_bytes, reserved_bytes, active_bytes, inactive_split_bytes, requested_bytes;
     uint64_t num_alloc_retries, num_ooms, num_device_alloc, num_device_free;
+    uint64_t seg_max[2];     /* per pool, the largest non-expandable segment ever taken
+                              * (cach_min_capacity: one that may still be there) */
     uint64_t largest;        /* size of the largest free mapped block, unless largest_stale */
     int largest_stale;       /* a block of that size left the pools: recount on the next ask */
     cmax mx;                 /* per (pool, stream) largest free block, for the recount */
@@ -1184,6 +1186,7 @@ static int new_memory(cach *c, params *p, int is_retry)
     st_add(&c->segment, 1);
     st_add(&c->reserved_bytes, p->alloc_size);
     c->num_device_alloc++;
+    c->seg_max[p->pool] = AM_MAX(c->seg_max[p->pool], p->alloc_size);
     cseg *s = seg_new(c, addr, p->alloc_size, p->pool, p->slot);
     cblock *b = block_new(c, s, addr, p->alloc_size);
     s->head = b;
@@ -1406,6 +1409,26 @@ static void cach_destroy(void *st)
     free(c->slot_stream);
     free(c->slot_order);
     free(c);
+}
+
+/* alloc.h min_capacity. A request takes a block of its rounded size from a segment of its
+ * pool, and a new segment is get_allocation_size's (2 MiB, 20 MiB under 10 MiB, else rounded to
+ * 2 MiB) within memory_fraction's cap; so it needs that segment unless a segment of its pool
+ * as large as the block may be there (one ever taken: evictions free its blocks, and a block
+ * of it may serve the request, as a freed 10 MiB segment serves 3.5 MiB on a 16 MiB level).
+ * Under expandable segments every page the block touches is mapped: the block rounded up to
+ * the pool's page (2 MiB, 20 MiB), whatever is mapped already. */
+static uint64_t cach_min_capacity(void *st, uint64_t bytes)
+{
+    const cach *c = st;
+    uint64_t size = cach_round(c, bytes);
+    int pool = size <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
+    if (c->o.expandable_segments)
+        return am_round_up_sat(size, pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER);
+    if (c->seg_max[pool] >= size)
+        return size;
+    uint64_t seg = segment_size(size);
+    return c->allowed != CACH_NO_LIMIT && seg > c->allowed ? UINT64_MAX : seg;
 }
 
 static uint64_t cach_largest_free(void *st)
@@ -1672,6 +1695,7 @@ static const struct alloc_ops cach_ops = {
     .maps_virtual = cach_maps_virtual,
     .count_oom = cach_count_oom,
     .segment_kind = cach_segment_kind,
+    .min_capacity = cach_min_capacity,
 };
 
 const struct alloc_ops *alloc_caching_ops(void);

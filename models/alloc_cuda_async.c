@@ -97,6 +97,7 @@ typedef struct ca {
     uint64_t bytes_in_use, peak_bytes_in_use, footprint_in_use;
     uint64_t pool_bytes, peak_pool_bytes, largest_alloc_size;
     uint64_t num_allocs, num_grows, num_releases, ooms;
+    uint64_t chunk_max;      /* the largest chunk ever grown (ca_min_capacity) */
 } ca;
 
 static cblock *cb_new(ca *c) { return recpool_get(&c->recs); }
@@ -158,6 +159,7 @@ static int grow(ca *c, uint64_t need)
     ch->first = b;
     free_insert(c, b);
     c->pool_bytes += bytes;
+    c->chunk_max = AM_MAX(c->chunk_max, bytes);
     if (c->pool_bytes > c->peak_pool_bytes)
         c->peak_pool_bytes = c->pool_bytes;
     c->num_grows++;
@@ -414,6 +416,19 @@ static void ca_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void ca_count_oom(void *st) { ((ca *)st)->ooms++; }
 
+/* alloc.h min_capacity: a block of the request rounded up to the alignment, in one chunk (chunks
+ * never merge): a chunk ever grown that large may still serve it, else a new one of the block
+ * rounded up to pool_granularity and the device granularity must fit (2.5 MiB on a 3 MiB
+ * device grows 4 MiB). */
+static uint64_t ca_min_capacity(void *st, uint64_t bytes)
+{
+    const ca *c = st;
+    uint64_t need = am_round_up_sat(bytes, c->o.alignment);
+    if (c->chunk_max >= need)
+        return need;
+    return am_round_up_sat(am_round_up_sat(need, c->o.pool_granularity), c->env.granularity);
+}
+
 static const struct alloc_ops ca_ops = {
     .name = "cuda_async",
     .device_by_bytes = 1, /* cudaMallocAsync fails by bytes, not by contiguity */
@@ -434,6 +449,7 @@ static const struct alloc_ops ca_ops = {
     .check = ca_check,
     .take_latency = ca_take_latency,
     .count_oom = ca_count_oom,
+    .min_capacity = ca_min_capacity,
 };
 
 const struct alloc_ops *alloc_cuda_async_ops(void);

@@ -465,6 +465,12 @@ static void fit_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void fit_count_oom(void *st) { ((fit *)st)->ooms++; }
 
+/* alloc.h min_capacity: the request rounded up to the alignment, in an arena of the capacity. */
+static uint64_t fit_min_capacity(void *st, uint64_t bytes)
+{
+    return am_round_up_sat(bytes, ((const fit *)st)->align);
+}
+
 static const struct alloc_ops best_fit_ops = {
     .name = "best_fit",
     .summary = "address-ordered best fit with coalescing in one arena of the capacity (baseline)",
@@ -482,6 +488,7 @@ static const struct alloc_ops best_fit_ops = {
     .walk = fit_walk,
     .check = fit_check,
     .count_oom = fit_count_oom,
+    .min_capacity = fit_min_capacity,
 };
 
 static const struct alloc_ops first_fit_ops = {
@@ -501,6 +508,7 @@ static const struct alloc_ops first_fit_ops = {
     .walk = fit_walk,
     .check = fit_check,
     .count_oom = fit_count_oom,
+    .min_capacity = fit_min_capacity,
     .compacts_down = 1, /* first fit: a buffer's old range is free when its turn comes */
 };
 

@@ -218,6 +218,12 @@ static void plat_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void plat_count_oom(void *st) { ((plat *)st)->ooms++; }
 
+/* alloc.h min_capacity: its own device range, the request rounded up to the granularity. */
+static uint64_t plat_min_capacity(void *st, uint64_t bytes)
+{
+    return am_round_up_sat(bytes, ((const plat *)st)->env.granularity);
+}
+
 static const struct alloc_ops plat_ops = {
     .name = "platform",
     .device_by_bytes = 1, /* cudaMalloc fails by bytes, not by contiguity */
@@ -238,6 +244,7 @@ static const struct alloc_ops plat_ops = {
     .check = plat_check,
     .take_latency = plat_take_latency,
     .count_oom = plat_count_oom,
+    .min_capacity = plat_min_capacity,
 };
 
 const struct alloc_ops *alloc_platform_ops(void);

@@ -438,6 +438,21 @@ static void tlsf_destroy(void *st)
 /* A refused request finally failed (alloc.h count_oom): the one place ooms grows. */
 static void tlsf_count_oom(void *st) { ((tlsf *)st)->ooms++; }
 
+/* alloc.h min_capacity: good fit finds only a block of a list at or above the request rounded up
+ * to its list's lower bound, so no arena below that bound serves it, even empty (a 99000-byte
+ * request in 99840 bytes needs a block of 100352). */
+static uint64_t tlsf_min_capacity(void *st, uint64_t bytes)
+{
+    const tlsf *t = st;
+    uint64_t need = am_round_up_sat(bytes, t->align);
+    uint64_t want = round_search(t->align_log2, need);
+    if (want == 0)
+        return UINT64_MAX;
+    if (want == need) /* the linear class: lists one alignment wide */
+        return need;
+    return am_round_down(want, 1ULL << (63 - __builtin_clzll(need) - TL_SL_LOG2));
+}
+
 /* The arena, the capacity rounded down to the alignment (alloc.h pool_limit), as buddy's. */
 static uint64_t tlsf_pool_limit(void *st)
 {
@@ -463,6 +478,7 @@ static const struct alloc_ops tlsf_ops = {
     .walk = tlsf_walk,
     .check = tlsf_check,
     .count_oom = tlsf_count_oom,
+    .min_capacity = tlsf_min_capacity,
     .pool_limit = tlsf_pool_limit,
 };
 

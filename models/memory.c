@@ -602,6 +602,15 @@ uint64_t mem_usable(const mem_level *m)
     uint64_t lim = m->policy->pool_limit(m->st);
     return AM_MIN(lim, m->capacity);
 }
+
+uint64_t mem_min_capacity(const mem_level *m, uint64_t bytes)
+{
+    uint64_t padded = mem_padded(m, bytes);
+    if (padded > AM_MAX_BYTES || !m->policy->min_capacity)
+        return padded;
+    uint64_t need = m->policy->min_capacity(m->st, padded);
+    return AM_MAX(need, padded); /* the policy's rounding only adds to the padding */
+}
 const struct alloc_ops *mem_policy(const mem_level *m) { return m->policy; }
 void *mem_policy_state(mem_level *m) { return m->st; }
 uint64_t mem_largest_free(mem_level *m) { return m->policy->largest_free(m->st); }

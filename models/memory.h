@@ -125,6 +125,9 @@ uint64_t mem_capacity(const mem_level *m);
 /* The bytes the level's policy can ever hold: its own pool limit (alloc.h pool_limit), at most
  * the capacity; the capacity for a policy without one. */
 uint64_t mem_usable(const mem_level *m);
+/* The fewest bytes of mem_usable that a request of `bytes` needs, with the level's padding and
+ * the policy's own rounding and segment rules (alloc.h min_capacity); UINT64_MAX when none. */
+uint64_t mem_min_capacity(const mem_level *m, uint64_t bytes);
 /* bytes as the policy is asked for them: rounded up to the level's pad_requests_to (requests of
  * more than 4 EiB, out of memory anyway, as they are). */
 uint64_t mem_padded(const mem_level *m, uint64_t bytes);

@@ -2365,12 +2365,15 @@ static int attempt_again(sim *s, int level, const alloc_req *r, alloc_out *o, ui
 
 /* A request no runtime action on its level can serve: larger than what the level's policy can
  * ever hold (mem_usable: its own pool limit, bfc's or prealloc's memory_limit, else the
- * capacity; until 2026-11-27 the capacity alone), once padded to pad_requests_to (a policy's own
- * rounding only adds to it). */
+ * capacity; until 2026-11-27 the capacity alone), once padded to pad_requests_to and taken
+ * as the policy must take it (mem_min_capacity: its rounding, and the segment or block it
+ * needs, caching's 20 MiB segment for a 3.5 MiB request). Until 2026-11-28 the padded request
+ * alone: on an 8 MiB level under caching that 3.5 MiB request evicted a buffer (83.92 us of
+ * copies there and back) or moved one, and failed all the same. */
 static int beyond_capacity(sim *s, int level, uint64_t bytes)
 {
     mem_level *m = s->lv[level];
-    return mem_padded(m, bytes) > mem_usable(m);
+    return mem_min_capacity(m, bytes) > mem_usable(m);
 }
 
 /* A request defragmentation cannot serve: beyond the usable capacity, or larger than what is

@@ -2652,6 +2652,92 @@ static void test_recovery_skips_past_pool_limit(void)
     }
 }
 
+/* The skip rules take the request as the policy must: under caching a 3.5 MiB request takes a
+ * 20 MiB segment (kLargeBuffer), which an 8 MiB level never holds, expandable or not (a 20 MiB
+ * page): nothing spills, nothing moves, no time passes. Until 2026-11-28 buffer 1 went to the
+ * host and back (83.920 us) or was moved (41.960 us), and the request failed all the same. A
+ * 10 MiB segment taken before still serves it on 16 MiB once its buffer is evicted. */
+static void test_recovery_skips_past_segment(void)
+{
+    static const char *const head =
+        "version: 1\nmemories:\n  hbm:\n    capacity: %s\n    allocator: {policy: caching%s}\n%s"
+        "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+        "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n"
+        "  hbm_copy: {from: hbm, to: hbm, bandwidth: 1GB/s, efficiency: 1, latency: 1us}\n";
+    static const char *const spill = "    on_oom: spill_to_host\n    spill_host: host\n";
+    static const char *const compact = "    defrag: {mode: compact, trigger: on_oom}\n";
+    static const char *const used = "amsim-trace v1\nalloc 1 40KiB\nalloc 2 3584KiB\nuse 1\n";
+    static const char *const holed =
+        "amsim-trace v1\nalloc 1 40KiB\nalloc 3 40KiB\nfree 1\nalloc 2 3584KiB\n";
+    const struct {
+        const char *opts, *recovery, *events;
+    } cs[] = {{"", spill, used}, {", expandable_segments: true", spill, used},
+              {"", compact, holed}};
+    for (int k = 0; k < 3; k++) {
+        char yaml[1024], name[16], *out;
+        snprintf(yaml, sizeof yaml, head, "8MiB", cs[k].opts, cs[k].recovery);
+        snprintf(name, sizeof name, "rsg%d", k);
+        char *pl = pl_run(name, yaml, cs[k].events, "", &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_PTR_NOT_NULL(strstr(pl, ",2,hbm,,3670016,,oom\n"));
+        CU_ASSERT_PTR_NULL(strstr(pl, ",spilled\n"));
+        CU_ASSERT_PTR_NULL(strstr(pl, ",moved\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "makespan 0 ps, host stalled 0 ps"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, " 0 ps; 0 out-of-memory events avoided, 0 "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+        free(pl);
+        free(out);
+    }
+    char yaml[1024], *out;
+    snprintf(yaml, sizeof yaml, head, "16MiB", "", spill);
+    char *pl = pl_run("rsg3", yaml, "amsim-trace v1\nalloc 1 10MiB\nalloc 2 3584KiB\nuse 1\n", "",
+                      &out);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+    CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n1,2,hbm,0,3670016,3670016,ok\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "; 2 out-of-memory events avoided, 0 failed\n"));
+    free(pl);
+    free(out);
+}
+
+/* The same for every policy's own rounding and blocks, each request within the pool but not as
+ * the policy takes it: bfc's 256-byte chunk (900 B in a 1000 B limit), first_fit's alignment
+ * (900 B in 1000 B), tlsf's good fit (99000 B needs a block of 100352 in 99840), buddy's
+ * power-of-two block (2.5 MiB needs 4 MiB of 3 MiB), platform's granularity (4.5 MiB is 6 MiB
+ * on 5 MiB) and cuda_async's growth (2.5 MiB grows 4 MiB on 3 MiB). Until 2026-11-28 each
+ * spilled buffer 1 out and back and failed. */
+static void test_recovery_skips_past_rounding(void)
+{
+    static const struct {
+        const char *cap, *alloc, *first, *second;
+    } cs[] = {{"8MiB", "bfc, memory_limit: 1000", "100", "900"},
+              {"1000", "first_fit", "10", "900"},
+              {"100000", "tlsf, alignment: 256", "256", "99000"},
+              {"3MiB", "buddy, min_block: 1MiB", "100KiB", "2560KiB"},
+              {"5MiB\n    granularity: 2MiB", "platform", "1MiB", "4608KiB"},
+              {"3MiB", "cuda_async", "100KiB", "2560KiB"}};
+    for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
+        char yaml[1024], events[256], name[16], *out;
+        snprintf(yaml, sizeof yaml,
+                 "version: 1\nmemories:\n  hbm:\n    capacity: %s\n    allocator: {policy: %s}\n"
+                 "    on_oom: spill_to_host\n    spill_host: host\n"
+                 "  host:\n    capacity: 100MiB\n    allocator: {policy: first_fit}\n"
+                 "links:\n  pcie: {from: host, to: hbm, bandwidth: 1GB/s, efficiency: 1, "
+                 "latency: 1us}\n", cs[k].cap, cs[k].alloc);
+        snprintf(events, sizeof events, "amsim-trace v1\nalloc 1 %s\nalloc 2 %s\nuse 1\n",
+                 cs[k].first, cs[k].second);
+        snprintf(name, sizeof name, "rsr%zu", k);
+        char *pl = pl_run(name, yaml, events, "", &out);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(pl);
+        CU_ASSERT_PTR_NOT_NULL(strstr(pl, "\n1,2,hbm,,"));
+        CU_ASSERT_PTR_NULL(strstr(pl, ",spilled\n"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "host stalled 0 ps"));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "back, 0 ps; 0 out-of-memory events avoided, 0 "));
+        CU_ASSERT_PTR_NOT_NULL(strstr(out, "skipped for 1 request it could not serve\n"));
+        free(pl);
+        free(out);
+    }
+}
+
 /* A start-state prologue (prologue=1) recreates state: threshold and every do not look at its
  * allocations. 5 x 2 MiB fill 10 MiB, 2 and 4 are freed, 7 (1 MiB) goes at 2 MiB: fragmentation
  * 1 - 2/5 = 0.6 above 0.3, and 3 allocations past every: 2, yet nothing moves, and 6 takes its
@@ -3265,6 +3351,10 @@ void suite_hierarchy(void)
               test_donation_ends_donor_at_every_capacity},
              {"recovery skips requests past the policy's pool limit",
               test_recovery_skips_past_pool_limit},
+             {"recovery skips a request whose segment is past the pool",
+              test_recovery_skips_past_segment},
+             {"recovery skips a request past the pool as the policy rounds it",
+              test_recovery_skips_past_rounding},
              {"threshold and every do not run in a start-state prologue",
               test_no_defrag_in_prologue},
              {"a spill's host copy gets the host level's answers",
