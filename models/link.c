@@ -10,7 +10,7 @@ typedef struct xfer {
     uint64_t tag, bytes;
     uint64_t order;        /* ties among arrivals at one picosecond go by it (link.h) */
     int side;              /* 0 or 1 (link.h) */
-    int rt;                /* a runtime copy (link_submit_runtime): shares, not counted */
+    int rt;                /* a runtime copy (link_submit_runtime): shares, counted apart */
     int sharing;           /* in the data phase: counted in ndata, fin is set */
     am_ps submit, started; /* submitted; taken (in flight from then on) */
     am_ps data_at;         /* data phase starts at data_at + data_frac / (bw << MAX_SHIFT) ps */
@@ -58,6 +58,7 @@ struct link_chan {
     size_t nfl, capfl;
     uint32_t ntrace;       /* of those in flight, the trace's own (not runtime copies) */
     uint32_t nside[2];     /* of those, how many on each side */
+    uint32_t nall[2];      /* of all in flight (the runtime's copies too), on each side */
     int nx_known;          /* the next event below is up to date (link_next_time is called for
                             * every channel at every engine step: it is remembered) */
     int nx_kind;
@@ -77,6 +78,7 @@ struct link_chan {
     link_either own;       /* the tracker, unless this channel is paired to another's */
     link_either *either;   /* own, or the first channel's of the pair */
     int busy;              /* a trace transfer in flight (ntrace > 0) when either last heard */
+    int all;               /* anything in flight (nfl > 0) when either last heard */
 };
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency)
@@ -121,12 +123,69 @@ static void note_busy(link_chan *l)
         e->busy_ps += l->now - e->since;
 }
 
+/* The all-busy tracker (link_either.nall): one more, or one fewer, in flight at t. */
+static void either_up(link_either *e, am_ps t)
+{
+    if (e->nall++ == 0)
+        e->all_since = t;
+}
+
+static void either_down(link_either *e, am_ps t)
+{
+    if (--e->nall == 0)
+        e->all_busy_ps += t - e->all_since;
+}
+
+/* The copies timed alone were told before the clocks reached them: each one's start and end
+ * count once a channel's clock (the instants come in time order) gets to them. */
+static void either_catch_up(link_either *e, am_ps t)
+{
+    while (e->alone_head < e->nalone) {
+        const am_ps *span = e->alone[e->alone_head];
+        if (!e->started) {
+            if (span[0] > t)
+                return;
+            either_up(e, span[0]);
+            e->started = 1;
+        }
+        if (span[1] > t)
+            return;
+        either_down(e, span[1]);
+        e->started = 0;
+        e->alone_head++;
+    }
+    e->alone_head = e->nalone = 0;
+}
+
+/* Tell the tracker when this channel has anything in flight, or nothing (after fl changed). */
+static void note_all(link_chan *l)
+{
+    int b = l->nfl > 0;
+    if (b == l->all)
+        return;
+    l->all = b;
+    either_catch_up(l->either, l->now);
+    if (b)
+        either_up(l->either, l->now);
+    else
+        either_down(l->either, l->now);
+}
+
+am_ps link_busy_either_all(link_chan *l)
+{
+    link_either *e = l->either;
+    either_catch_up(e, AM_PS_MAX);
+    am_ps now = AM_MAX(e->now, e->all_since);
+    return e->nall ? e->all_busy_ps + (now - e->all_since) : e->all_busy_ps;
+}
+
 void link_destroy(link_chan *l)
 {
     if (!l)
         return;
     free(l->fl);
     free(l->q);
+    free(l->own.alone);
     free(l);
 }
 
@@ -284,8 +343,10 @@ static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
     x.data_frac = x.data_at < AM_PS_MAX ? at_frac : 0;
     l->fl[l->nfl++] = x;
     l->nx_known = 0;
+    l->nall[x.side]++;
+    note_all(l);
     if (x.rt)
-        return; /* it takes a slot and a share, and no statistic */
+        return; /* it takes a slot and a share, and no trace statistic (rt_*) */
     l->st.wait_ps += l->now - x.submit;
     l->side[x.side].wait_ps += l->now - x.submit;
     l->ntrace++;
@@ -306,6 +367,12 @@ static void account(link_chan *l, am_ps t)
         for (int k = 0; k < 2; k++)
             if (l->nside[k])
                 l->side[k].busy_ps += t - l->now;
+    }
+    if (l->nfl) {
+        l->st.all_busy_ps += t - l->now;
+        for (int k = 0; k < 2; k++)
+            if (l->nall[k])
+                l->side[k].all_busy_ps += t - l->now;
     }
     l->now = t;
     if (l->either->now < t)
@@ -367,6 +434,7 @@ static void untake(link_chan *l, size_t k)
     xfer y = l->fl[k];
     memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
     l->nfl--;
+    l->nall[y.side]--;
     if (!y.rt) {
         l->ntrace--;
         l->nside[y.side]--;
@@ -375,6 +443,7 @@ static void untake(link_chan *l, size_t k)
     y.sharing = 0;
     l->nx_known = 0;
     note_busy(l);
+    note_all(l);
     wait_in_queue(l, y);
 }
 
@@ -391,6 +460,11 @@ static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int si
         l->st.count++;
         l->side[side].bytes += bytes;
         l->side[side].count++;
+    } else {
+        l->st.rt_bytes += bytes;
+        l->st.rt_count++;
+        l->side[side].rt_bytes += bytes;
+        l->side[side].rt_count++;
     }
     if (l->conc && l->nfl >= l->conc) {
         size_t k = overtaken(l, &x);
@@ -416,6 +490,32 @@ void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
                          uint64_t order)
 {
     submit(l, now, bytes, tag, side, order, 1);
+}
+
+void link_runtime_alone(link_chan *l, am_ps at, am_ps dur, uint64_t bytes, int side)
+{
+    side = side != 0;
+    link_stats *st[2] = {&l->st, &l->side[side]};
+    for (int k = 0; k < 2; k++) {
+        st[k]->rt_bytes += bytes;
+        st[k]->rt_count++;
+        st[k]->rt_sum_ps += dur;
+        /* nothing else is in flight on the channel meanwhile (link.h): the span adds whole */
+        st[k]->all_busy_ps = am_ps_add(st[k]->all_busy_ps, dur);
+    }
+    link_either *e = l->either;
+    am_ps end = am_ps_add(at, dur);
+    /* the copies come one after the other: a defragmentation's back to back, one span */
+    if (e->nalone > e->alone_head && e->alone[e->nalone - 1][1] == at) {
+        e->alone[e->nalone - 1][1] = end;
+        return;
+    }
+    if (e->nalone == e->capalone) {
+        e->capalone = e->capalone ? 2 * e->capalone : 8;
+        e->alone = am_realloc(e->alone, e->capalone * sizeof *e->alone);
+    }
+    e->alone[e->nalone][0] = at;
+    e->alone[e->nalone++][1] = end;
 }
 
 /* The exact instant the virtual work reaches fin: the anchor plus (fin - v) x ndata / tps ps,
@@ -528,11 +628,15 @@ static int retire(link_chan *l, link_done *done, int got, int max)
         xfer *x = &l->fl[i];
         if ((end || (x->sharing && x->fin <= l->v)) && got < max) {
             done[got++] = (link_done){x->tag, x->started};
+            l->nall[x->side]--;
             if (!x->rt) {
                 l->st.sum_ps += l->now - x->submit;
                 l->side[x->side].sum_ps += l->now - x->submit;
                 l->ntrace--;
                 l->nside[x->side]--;
+            } else {
+                l->st.rt_sum_ps += l->now - x->submit;
+                l->side[x->side].rt_sum_ps += l->now - x->submit;
             }
             l->ndata -= (unsigned)x->sharing;
         } else {
@@ -542,6 +646,7 @@ static int retire(link_chan *l, link_done *done, int got, int max)
     l->nfl = k;
     l->nx_known = 0;
     note_busy(l);
+    note_all(l);
     return got;
 }
 

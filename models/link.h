@@ -35,6 +35,14 @@ typedef struct link_stats {
     am_u128 sum_ps;    /* sum of transfer durations (submit to completion) */
     am_u128 wait_ps;   /* time transfers spent queued behind the concurrency limit */
     uint32_t max_in_flight;
+    /* The runtime's copies (link_submit_runtime, link_runtime_alone), which the figures above
+     * leave out: their bytes, number and durations (submit to completion), and the time a
+     * transfer or a copy, either, was in flight (all_busy_ps >= busy_ps). Until 2026-11-28 no
+     * figure counted the copies. */
+    am_u128 rt_bytes;
+    uint64_t rt_count;
+    am_u128 rt_sum_ps;
+    am_ps all_busy_ps;
 } link_stats;
 
 /* The busy time of a link whose directions are channels of their own (a duplex link between
@@ -44,6 +52,15 @@ typedef struct link_either {
     am_ps since;      /* when the first of them turned busy */
     am_ps busy_ps;    /* closed busy periods */
     am_ps now;
+    /* The same for a transfer or a runtime copy in flight (link_busy_either_all). A copy timed
+     * alone (link_runtime_alone) is told ahead of the device: its span [start, end) waits in
+     * `alone` (in time order, from alone_head) until a channel's clock reaches its start, then
+     * its end (started: the head's start has counted). */
+    uint32_t nall;
+    am_ps all_since, all_busy_ps;
+    am_ps (*alone)[2];
+    size_t alone_head, nalone, capalone;
+    int started;
 } link_either;
 
 link_chan *link_create(uint64_t bandwidth_bps, am_ps latency, uint32_t concurrency);
@@ -62,11 +79,17 @@ void link_submit_ordered(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
                          uint64_t order);
 /* A runtime copy (a spill, a restore, a defragmentation's move): it shares the channel and
  * takes a concurrency slot exactly as a transfer submitted with link_submit_ordered, and comes
- * back from link_advance the same way, but no statistic counts it: bytes, count, sums and
- * max_in_flight are the trace's transfers', and busy_ps (and link_busy_either) the time one of
- * those was in flight. Until 2026-11-28 the engine timed runtime copies alone, off the link. */
+ * back from link_advance the same way, but the trace's statistics leave it out: bytes, count,
+ * sums and max_in_flight are the trace's transfers', and busy_ps (and link_busy_either) the
+ * time one of those was in flight; it counts in rt_bytes, rt_count, rt_sum_ps, all_busy_ps and
+ * link_busy_either_all. Until 2026-11-28 the engine timed runtime copies alone, off the link. */
 void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
                          uint64_t order);
+/* A runtime copy the engine timed alone, off the link, at `at` for `dur` ps (rt_copy: nothing
+ * is in flight or queued on the channel, and nothing reaches it before at + dur). Only counted:
+ * its bytes, one copy, its duration, and its span in all_busy_ps and link_busy_either_all, as
+ * had it gone through link_submit_runtime. The channel's clock does not move. */
+void link_runtime_alone(link_chan *l, am_ps at, am_ps dur, uint64_t bytes, int side);
 /* Time of the next completion or phase change, AM_TIME_NONE when idle (not const: it is
  * remembered until the channel changes). */
 am_ps link_next_time(link_chan *l);
@@ -79,7 +102,8 @@ typedef struct link_done {
 /* Advance to time t (>= last time); store up to max completed transfers (in completion order,
  * ties in submission order) and return how many completed. Call again while it returns max. */
 int link_advance(link_chan *l, am_ps t, link_done *done, int max);
-/* The whole channel's statistics (busy: any transfer in flight). */
+/* The whole channel's statistics (busy: any transfer in flight; all_busy: any transfer or
+ * runtime copy). */
 const link_stats *link_get_stats(const link_chan *l);
 /* One side's (0 or 1): its transfers only (busy: one of them in flight). */
 const link_stats *link_get_side_stats(const link_chan *l, int side);
@@ -91,5 +115,8 @@ void link_pair(link_chan *a, link_chan *b);
 /* The time a transfer was in flight on l or its paired channel (the union); for a channel not
  * paired (a half-duplex link's, carrying both directions), its own busy_ps. */
 am_ps link_busy_either(const link_chan *l);
+/* The same counting the runtime's copies too: a transfer or a copy in flight either way (not
+ * const: a copy timed alone still pending is closed first; call it once the run is over). */
+am_ps link_busy_either_all(link_chan *l);
 
 #endif

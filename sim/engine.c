@@ -1859,8 +1859,12 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].l == ch->l)
             xfers += s->ch[i].xfers;
-    if (!xfers) /* none can reach the link before the host goes on: alone, at no device step */
-        return xfer_alone(s, c, bytes);
+    if (!xfers) { /* none can reach the link before the host goes on: alone, at no device step */
+        am_ps t = xfer_alone(s, c, bytes);
+        /* counted as the copies that went on the link are (until 2026-11-28 neither was) */
+        link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
+        return t;
+    }
     int was = s->defer;
     s->defer = 1;
     while (des_step(s, at)) { /* the device catches up with the host first */
@@ -3916,7 +3920,8 @@ int sim_links(const sim *s, sim_link_result *out, int max)
         const link_stats *all = link_get_stats(s->ch[i].l);
         out[n++] = (sim_link_result){L->name, L->from, L->to, s->ch[i].dir,
                                      shared ? link_get_side_stats(s->ch[i].l, s->ch[i].side) : all,
-                                     s->ch[i].link, shared, all, link_busy_either(s->ch[i].l)};
+                                     s->ch[i].link, shared, all, link_busy_either(s->ch[i].l),
+                                     link_busy_either_all(s->ch[i].l)};
     }
     return n;
 }

@@ -194,6 +194,9 @@ typedef struct sim_link_result {
     const struct link_stats *channel; /* the channel's (== st unless shared) */
     am_ps link_busy_ps; /* the link's: a transfer in flight either way (the union of its
                          * directions' busy times; channel->busy_ps on a half-duplex link) */
+    am_ps link_all_busy_ps; /* the same with the runtime's copies: a transfer or a copy (final
+                             * once the run is over: sim_links closes the copies timed alone,
+                             * link_busy_either_all) */
 } sim_link_result;
 
 /* The first recorded segment event that matched no simulated device call. */

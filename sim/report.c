@@ -65,20 +65,39 @@ static void oom_names(FILE *f, const sim *s)
     }
 }
 
-/* The link table's busy column: 12 characters, or as wide as its widest time, so a link busy
- * 1,000,000 s or more ("1000000.000 s", up to "18446744.074 s") keeps the columns after it in
- * line (until 2026-11-27 it pushed its row's achieved and energy figures right). */
-static int busy_width(const sim_link_result *lr, int nl)
+/* Whether the link table has a row for st: a transfer of the trace or a runtime copy went
+ * over it (until 2026-11-28 only the former: a direction only the runtime's copies used had
+ * none). */
+static int link_row(const link_stats *st)
+{
+    return st->count || st->rt_count;
+}
+
+/* The link table's busy column (all 0) or all-busy column (all 1): 12 characters, or as wide
+ * as its widest time, so a link busy 1,000,000 s or more ("1000000.000 s", up to
+ * "18446744.074 s") keeps the columns after it in line (until 2026-11-27 it pushed its row's
+ * achieved and energy figures right). */
+static int busy_width(const sim_link_result *lr, int nl, int all)
 {
     int w = 12;
     char t[32];
     for (int i = 0; i < nl; i++) {
         const link_stats *both[2] = {lr[i].st, lr[i].shared ? lr[i].channel : NULL};
         for (int k = 0; k < 2; k++)
-            if (both[k] && both[k]->count)
-                w = AM_MAX(w, (int)strlen(units_fmt_time(t, sizeof t, both[k]->busy_ps)));
+            if (both[k] && link_row(both[k]))
+                w = AM_MAX(w, (int)strlen(units_fmt_time(t, sizeof t, all ? both[k]->all_busy_ps
+                                                                         : both[k]->busy_ps)));
     }
     return w;
+}
+
+/* Whether a runtime copy went over a link: the link table then has its runtime columns. */
+static int link_copies(const sim_link_result *lr, int nl)
+{
+    for (int i = 0; i < nl; i++)
+        if (lr[i].st->rt_count || lr[i].channel->rt_count)
+            return 1;
+    return 0;
 }
 
 /* Whether the level table shows level i: one with allocations or out-of-memory results, or the
@@ -124,7 +143,7 @@ static void link_widths(const am_config *cfg, const sim_link_result *lr, int nl,
     *dir_w = 16;
     for (int i = 0; i < nl; i++)
         for (int whole = 0; whole < 1 + (lr[i].shared && lr[i].dir == 1); whole++) {
-            if (!(whole ? lr[i].channel : lr[i].st)->count)
+            if (!link_row(whole ? lr[i].channel : lr[i].st))
                 continue;
             *name_w = AM_MAX(*name_w, (int)strlen(lr[i].name));
             *dir_w = AM_MAX(*dir_w, (int)strlen(link_dir(dir, sizeof dir, cfg, &lr[i], whole)));
@@ -215,7 +234,10 @@ void report_text(FILE *f, sim *s, const report_trace *t)
     }
     sim_link_result lr[2 * CFG_MAX_LINKS];
     int nl = sim_links(s, lr, 2 * CFG_MAX_LINKS), header = 0, energy = 0;
-    int busy_w = busy_width(lr, nl), name_w, dir_w;
+    int busy_w = busy_width(lr, nl, 0), name_w, dir_w;
+    /* runtime copies went over a link: their bytes, their number and the all-busy time in
+     * three more columns (a run without copies reports as before 2026-11-28) */
+    int copies = link_copies(lr, nl), all_w = busy_width(lr, nl, 1);
     link_widths(cfg, lr, nl, &name_w, &dir_w);
     /* an energy column (headed) when a link used has energy_per_byte; n/a on one without */
     for (int i = 0; i < nl; i++)
@@ -225,12 +247,16 @@ void report_text(FILE *f, sim *s, const report_trace *t)
          * channel both share. */
         for (int whole = 0; whole < 1 + (lr[i].shared && lr[i].dir == 1); whole++) {
             const link_stats *st = whole ? lr[i].channel : lr[i].st;
-            if (!st->count)
+            if (!link_row(st))
                 continue;
-            if (!header++)
-                fprintf(f, "\n%-*s %-*s %12s %10s %*s %14s%s\n", name_w, "link", dir_w,
+            if (!header++) {
+                fprintf(f, "\n%-*s %-*s %12s %10s %*s %14s%s", name_w, "link", dir_w,
                         "direction", "bytes", "transfers", busy_w, "busy", "achieved",
                         energy ? "         energy" : "");
+                if (copies)
+                    fprintf(f, " %13s %7s %*s", "runtime bytes", "copies", all_w, "all busy");
+                fputc('\n', f);
+            }
             char dir[2 * CFG_NAME_MAX + 4];
             link_dir(dir, sizeof dir, cfg, &lr[i], whole);
             fprintf(f, "%-*s %-*s %12s %10" PRIu64 " %*s %14s", name_w, lr[i].name, dir_w, dir,
@@ -243,6 +269,9 @@ void report_text(FILE *f, sim *s, const report_trace *t)
                 fprintf(f, " %14s", epb > 0 ? units_fmt_energy(d, sizeof d,
                                                                (double)st->bytes * epb * 1e-12)
                                             : "n/a");
+            if (copies)
+                fprintf(f, " %13s %7" PRIu64 " %*s", units_fmt_size128(a, sizeof a, st->rt_bytes),
+                        st->rt_count, all_w, units_fmt_time(b, sizeof b, st->all_busy_ps));
             fputc('\n', f);
         }
     }
@@ -408,13 +437,16 @@ static void json_links(json_w *w, const am_config *cfg, const sim_link_result *l
     for (int i = 0; i < nl; i++) {
         if (lr[i].dir != 0) /* a link's first direction comes first (sim_links) */
             continue;
-        am_u128 bytes = 0, sum = 0;
-        uint64_t count = 0;
+        am_u128 bytes = 0, sum = 0, rt_bytes = 0, rt_sum = 0;
+        uint64_t count = 0, rt_count = 0;
         int j;
         for (j = i; j < nl && lr[j].link == lr[i].link; j++) {
             bytes += lr[j].st->bytes;
             count += lr[j].st->count;
             sum += lr[j].st->sum_ps;
+            rt_bytes += lr[j].st->rt_bytes;
+            rt_count += lr[j].st->rt_count;
+            rt_sum += lr[j].st->rt_sum_ps;
         }
         json_key(w, lr[i].name);
         json_obj(w);
@@ -423,6 +455,10 @@ static void json_links(json_w *w, const am_config *cfg, const sim_link_result *l
         json_ku64(w, "count", count);
         json_kseconds(w, "busy_seconds", lr[i].link_busy_ps);
         json_kseconds128(w, "seconds", sum);
+        json_ku128(w, "runtime_bytes", rt_bytes);
+        json_ku64(w, "runtime_count", rt_count);
+        json_kseconds128(w, "runtime_seconds", rt_sum);
+        json_kseconds(w, "all_busy_seconds", lr[i].link_all_busy_ps);
         json_key(w, "directions");
         json_arr(w);
         for (int k = i; k < j; k++) {
@@ -616,6 +652,12 @@ void report_json(FILE *f, sim *s, const report_trace *t)
             json_real(&w, (double)st->bytes * epb * 1e-12);
         else
             json_null(&w);
+        /* the runtime's copies, left out above (since 2026-11-28) */
+        json_ku128(&w, "runtime_bytes", st->rt_bytes);
+        json_ku64(&w, "runtime_count", st->rt_count);
+        json_kseconds128(&w, "runtime_seconds", st->rt_sum_ps);
+        json_kseconds(&w, "all_busy_seconds", st->all_busy_ps);
+        json_kseconds(&w, "channel_all_busy_seconds", lr[i].channel->all_busy_ps);
         json_end_obj(&w);
     }
     json_links(&w, cfg, lr, nl);

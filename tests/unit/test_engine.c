@@ -2006,7 +2006,8 @@ static void test_link_pair_busy(void)
  * bytes, count and seconds summed over the directions, busy_seconds the time either direction
  * carried a transfer (the union: 30.382353 us here, where the directions' add to 40.76 us), its
  * directions' keys. On a half-duplex link busy_seconds is channel_busy_seconds. Until
- * 2026-11-28 transfers["pcie"] was missing. */
+ * 2026-11-28 transfers["pcie"] was missing. With no runtime copy, the runtime figures are 0 and
+ * all_busy_seconds is busy_seconds (since 2026-11-28). */
 static void test_transfers_per_link(void)
 {
     const char *d = tu_tmpdir();
@@ -2028,6 +2029,9 @@ static void test_transfers_per_link(void)
                                        "      \"bytes\": 2000000,\n      \"count\": 2,\n"
                                        "      \"busy_seconds\": 0.000030382353,\n"
                                        "      \"seconds\": 0.000040764706,\n"
+                                       "      \"runtime_bytes\": 0,\n      \"runtime_count\": 0,\n"
+                                       "      \"runtime_seconds\": 0,\n"
+                                       "      \"all_busy_seconds\": 0.000030382353,\n"
                                        "      \"directions\": [\n        \"pcie:host>hbm\",\n"
                                        "        \"pcie:hbm>host\"\n      ]\n    }"));
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"hbm_copy\": {\n      \"link\": \"hbm_copy\",\n"
@@ -2045,6 +2049,63 @@ static void test_transfers_per_link(void)
     CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie\": {\n      \"link\": \"pcie\",\n"
                                        "      \"bytes\": 2000000,\n      \"count\": 2,\n"
                                        "      \"busy_seconds\": 0.000038764706,"));
+    free(out);
+}
+
+/* The runtime's copies in the link table and in transfers (since 2026-11-28; until then no
+ * figure counted them): a 100 MB transfer hbm -> host at 0 and a spill's 100 MB copy at 50 ms
+ * share pcie (1 GB/s, 1 us): the transfer takes 150.001 ms, the copy 150.001 ms (50 ms to
+ * 200.001 ms), so the link was busy 150.001 ms with a transfer and 200.001 ms with either. The
+ * text table gets its runtime columns only then: a run without copies has none. */
+static void test_transfers_runtime_copies(void)
+{
+    const char *d = tu_tmpdir();
+    const char *cf = tu_write("rtc.yaml",
+                              "version: 1\nmemories:\n  hbm:\n    capacity: 256MiB\n"
+                              "    allocator: {policy: best_fit}\n    on_oom: spill_to_host\n"
+                              "  host: {kind: host, capacity: 1GiB, allocator: {policy: best_fit}}\n"
+                              "links:\n  copy: {from: hbm, to: hbm, bandwidth: 1GB/s, latency: 1us}\n"
+                              "  pcie: {from: host, to: hbm, bandwidth: 1GB/s, latency: 1us}\n");
+    const char *tr = tu_write("rtc.trace", "amsim-trace v1\nalloc 1 100000000 level=hbm\n"
+                              "transfer hbm host 100000000 stream=1\n"
+                              "alloc 2 200000000 level=hbm at=50ms\n");
+    char args[4096], p[600], *out = NULL;
+    snprintf(args, sizeof args, "run -c %s -t %s --json %s/rtc.json", cf, tr, d);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "link           direction               bytes  transfers"
+                                       "         busy       achieved runtime bytes  copies"
+                                       "     all busy\n"
+                                       "pcie           hbm>host            95.37 MiB          1"
+                                       "   150.001 ms   666.662 MB/s     95.37 MiB       1"
+                                       "   200.001 ms\n"));
+    free(out);
+    snprintf(p, sizeof p, "%s/rtc.json", d);
+    out = tu_slurp(p, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(out);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"channel_busy_seconds\": 0.150001,\n"
+                                       "      \"energy_joules\": null,\n"
+                                       "      \"runtime_bytes\": 100000000,\n"
+                                       "      \"runtime_count\": 1,\n"
+                                       "      \"runtime_seconds\": 0.150001,\n"
+                                       "      \"all_busy_seconds\": 0.200001,\n"
+                                       "      \"channel_all_busy_seconds\": 0.200001\n"));
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "\"pcie\": {\n      \"link\": \"pcie\",\n"
+                                       "      \"bytes\": 100000000,\n      \"count\": 1,\n"
+                                       "      \"busy_seconds\": 0.150001,\n"
+                                       "      \"seconds\": 0.150001,\n"
+                                       "      \"runtime_bytes\": 100000000,\n"
+                                       "      \"runtime_count\": 1,\n"
+                                       "      \"runtime_seconds\": 0.150001,\n"
+                                       "      \"all_busy_seconds\": 0.200001,\n"));
+    free(out);
+    /* without the spill (1 GiB holds both): the table as before, no runtime column */
+    snprintf(args, sizeof args, "run -c %s -t %s --set memories.hbm.capacity=1GiB", cf, tr);
+    out = NULL;
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, &out, NULL), 0);
+    CU_ASSERT_PTR_NOT_NULL(strstr(out, "         busy       achieved\n"
+                                       "pcie           hbm>host            95.37 MiB          1"
+                                       "   100.001 ms   999.990 MB/s\n"));
+    CU_ASSERT_PTR_NULL(strstr(out, "runtime bytes"));
     free(out);
 }
 
@@ -2617,6 +2678,7 @@ void suite_engine(void)
              {"half-duplex link: outputs per direction and for the shared channel",
               test_half_duplex_outputs},
              {"transfers has an entry per link beside its directions", test_transfers_per_link},
+             {"the runtime's copies in the link table and transfers", test_transfers_runtime_copies},
              {"look-ahead: same results read ahead or not", test_lookahead_same_results},
              {"more than 1024 distinct streams refused", test_distinct_stream_limit});
 }

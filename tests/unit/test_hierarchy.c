@@ -709,6 +709,101 @@ static void test_runtime_copy_alone_unchanged(void)
     hstop(&r);
 }
 
+/* The link entry of the channel carrying from -> to (its link's figures, link_all_busy_ps). */
+static sim_link_result rt_link(hrun *r, int from, int to)
+{
+    sim_link_result lr[8];
+    int n = sim_links(r->s, lr, 8);
+    for (int i = 0; i < n; i++)
+        if ((lr[i].dir ? lr[i].to : lr[i].from) == from &&
+            (lr[i].dir ? lr[i].from : lr[i].to) == to)
+            return lr[i];
+    CU_FAIL("no such channel");
+    return lr[0];
+}
+
+/* The link statistics count the runtime's copies apart (rt_bytes, rt_count, rt_sum_ps), and
+ * all_busy_ps is the time a transfer or a copy was in flight, whichever path timed the copy.
+ * Until 2026-11-28 no statistic counted the copies. */
+static void test_runtime_copy_link_counts(void)
+{
+    hrun r;
+    tr_event a2 = ALLOC(2, 200000000, 0);
+    a2.time = 50 * MS;
+    /* shared (test_runtime_copy_shares_link): the transfer in flight 0 to 150.001 ms, the copy
+     * issued at 50 ms and done at 200.001 ms: 150.001 ms; all busy 0 to 200.001 ms */
+    rt_start(&r, RT_YAML(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    sim_link_result e = rt_link(&r, 0, 1);
+    CU_ASSERT_EQUAL(e.st->count, 1);
+    CU_ASSERT(e.st->bytes == 100000000);
+    CU_ASSERT_EQUAL(e.st->rt_count, 1);
+    CU_ASSERT(e.st->rt_bytes == 100000000);
+    CU_ASSERT(e.st->rt_sum_ps == 150 * MS + US);
+    CU_ASSERT_EQUAL(e.st->busy_ps, 150 * MS + US);
+    CU_ASSERT_EQUAL(e.st->all_busy_ps, 200 * MS + US);
+    CU_ASSERT_EQUAL(e.link_busy_ps, 150 * MS + US);
+    CU_ASSERT_EQUAL(e.link_all_busy_ps, 200 * MS + US);
+    CU_ASSERT_EQUAL(rt_link(&r, 1, 0).st->rt_count, 0);
+    hstop(&r);
+
+    /* timed alone (the transfer goes the other way, a channel of its own): the copy runs 50 to
+     * 150.001 ms, the transfer 0 to 100.001 ms; the link was busy 0 to 150.001 ms either way */
+    rt_start(&r, RT_YAML(""));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, (tr_event){.kind = TR_TRANSFER, .level = 1, .dst_level = 0,
+                                 .bytes = 100000000, .stream = 1}) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    e = rt_link(&r, 0, 1);
+    CU_ASSERT_EQUAL(e.st->count, 0);
+    CU_ASSERT_EQUAL(e.st->busy_ps, 0);
+    CU_ASSERT_EQUAL(e.st->rt_count, 1);
+    CU_ASSERT(e.st->rt_bytes == 100000000);
+    CU_ASSERT(e.st->rt_sum_ps == 100 * MS + US);
+    CU_ASSERT_EQUAL(e.st->all_busy_ps, 100 * MS + US);
+    CU_ASSERT_EQUAL(e.link_busy_ps, 100 * MS + US);
+    CU_ASSERT_EQUAL(e.link_all_busy_ps, 150 * MS + US);
+    e = rt_link(&r, 1, 0);
+    CU_ASSERT_EQUAL(e.st->rt_count, 0);
+    CU_ASSERT_EQUAL(e.st->all_busy_ps, 100 * MS + US);
+    hstop(&r);
+
+    /* behind a queue (test_runtime_copy_waits_behind_queue): issued at 50 ms, taken at 200.002,
+     * done at 300.003 ms (250.003 ms); something in flight from 0 to 300.003 ms */
+    rt_start(&r, RT_YAML(", concurrency: 1"));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 2)) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    e = rt_link(&r, 0, 1);
+    CU_ASSERT(e.st->rt_sum_ps == 250 * MS + 3 * US);
+    CU_ASSERT_EQUAL(e.st->busy_ps, 200 * MS + 2 * US);
+    CU_ASSERT_EQUAL(e.st->all_busy_ps, 300 * MS + 3 * US);
+    CU_ASSERT_EQUAL(e.link_all_busy_ps, 300 * MS + 3 * US);
+    hstop(&r);
+
+    /* half duplex, the copy alone: its side, the shared channel and the link count it */
+    rt_start(&r, RT_YAML(", duplex: false"));
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, a2) == 0);
+    CU_ASSERT(sim_finish(r.s, &r.err) == 0);
+    e = rt_link(&r, 0, 1);
+    CU_ASSERT_EQUAL(e.st->rt_count, 1);
+    CU_ASSERT_EQUAL(e.st->all_busy_ps, 100 * MS + US);
+    CU_ASSERT_EQUAL(e.channel->rt_count, 1);
+    CU_ASSERT(e.channel->rt_sum_ps == 100 * MS + US);
+    CU_ASSERT_EQUAL(e.channel->all_busy_ps, 100 * MS + US);
+    CU_ASSERT_EQUAL(e.link_all_busy_ps, 100 * MS + US);
+    CU_ASSERT_EQUAL(rt_link(&r, 1, 0).st->rt_count, 0);
+    CU_ASSERT_EQUAL(rt_link(&r, 1, 0).st->all_busy_ps, 0);
+    hstop(&r);
+}
+
 /* A transfer's to= names the existing buffer it writes (id= the one it reads): a spill of the
  * destination is ordered after the copy, as one of the source is; a spilled destination comes
  * back first without sending the source away; and a destination with no memory skips the copy.
@@ -3303,6 +3398,8 @@ void suite_hierarchy(void)
              {"a defragmentation's copies share their links", test_runtime_copies_of_defrag_share},
              {"a runtime copy with no transfer on its link is timed alone",
               test_runtime_copy_alone_unchanged},
+             {"the link statistics count the runtime copies apart",
+              test_runtime_copy_link_counts},
              {"a spill waits for transfers on its victim", test_spill_waits_for_pending_transfer},
              {"a transfer's to= buffer: spill order, restore, no memory", test_transfer_to},
              {"a to= transfer's restore spills neither named buffer",
