@@ -239,8 +239,8 @@ typedef struct op {
 } op;
 
 /* What observers hear of a finished stream operation (op_done), kept while a runtime copy
- * advances the device (sim.defer): they hear of it when the engine next advances the device on
- * its own, where they would have heard of it had the copy not advanced it (rt_copy). */
+ * advances the device (sim.defer): they hear of it at the end of the copy's action (rt_heard)
+ * or when the engine next advances the device on its own, whichever comes first (rt_copy). */
 typedef struct dev_note {
     uint32_t stream;
     int chan;          /* a transfer's channel, -1 for another operation */
@@ -734,6 +734,19 @@ static void flush_notes(sim *s)
         free(s->notes[i].name);
     }
     s->nnotes = 0;
+}
+
+/* The end of a runtime action that ran copies (spill_one, restore, defrag): observers hear of
+ * the operations its copies' waits finished after its own slice and the waits that failed
+ * during it, and before anything at or after its end (its device free, the retried request, a
+ * later action in the same event). Until 2026-11-28 they heard of them only when the engine
+ * next advanced the device: a later wait in the same event that the copy's run had already
+ * satisfied took no device step, and the Chrome trace wrote a transfer that ended during a
+ * spill after the next spill's slice and the request's allocation. */
+static void rt_heard(sim *s)
+{
+    if (s->nnotes && !s->defer)
+        flush_notes(s);
 }
 
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
@@ -1841,10 +1854,8 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * effective bandwidth). Until 2026-11-28 it was always timed alone, off the link.
  * The device runs meanwhile, as in a spill's wait for its victim's transfers: its operations
  * finish, streams start their next ones (which may reach this channel). Observers hear of those
- * operations only when the engine next advances the device on its own (sim.defer, flush_notes),
- * where they would mostly have heard of them had the copy not advanced it (a later wait in the
- * same event that the copy's run already satisfied, a victim's transfers done meanwhile, takes no
- * device step: they hear of them at the next event; only the Chrome trace's line order shows it).
+ * operations at the end of the action that made the copy (rt_heard), or when the engine next
+ * advances the device on its own if that comes first (sim.defer, flush_notes).
  * A copy with no trace transfer over its channel queued or in flight (chan.xfers) is timed alone
  * at once, with no device step: none can reach the link while the host waits, and the run's
  * outputs are those of a run that timed every copy alone. The channel exists: cfg_load refuses
@@ -2139,6 +2150,7 @@ static void defrag(sim *s, int level)
     /* waits whose deadline passed during its copies fail now, at their deadline, before
      * anything after it (sim_observer.action) */
     expire_due(s);
+    rt_heard(s);
     s->rt[level].allocs_since_defrag = 0;
     s->rt[level].compacted = L->defrag.mode == CFG_DEFRAG_COMPACT && still &&
                              device_activity(s, level) == act;
@@ -2332,6 +2344,7 @@ static int spill_one(sim *s, int level, const alloc_req *r)
     /* waits whose deadline passed during the copy fail now, before its release
      * (sim_observer.action) */
     expire_due(s);
+    rt_heard(s);
     /* The device block is given back once the copy has read it: its free (a device call on a
      * policy that charges one) comes after the copy. Until 2026-11-27 it was charged before,
      * so the copy's slice started a free latency late. */
@@ -2583,6 +2596,7 @@ static int restore(sim *s, slot *x)
         s->obs->action(s->obs->ctx, "restore", level, s->host, am_ps_add(s->host, t),
                        x->requested);
     host_block(s, t);
+    rt_heard(s);
     /* the host copy is freed after the copy back has read it (until 2026-11-27 before it) */
     mem_free(s->lv[host], x->handle, x->requested, x->given, 0);
     charge(s, host);

@@ -579,6 +579,71 @@ static void rt_start(hrun *r, const char *yaml)
  * 50e6 B take 100 ms: it ends at 150.001 ms (alone: 100.001 ms). The copy has moved 50e6 B by
  * then and its last 50e6 B take 50 ms alone: it ends at 200.001 ms, 150.001 ms after the host
  * issued it (alone: 100.001 ms). The host waits until then. */
+/* What observers heard, in order: 'O' an op (with its end), 'S' a runtime action (its start),
+ * 'A' an allocation settled. */
+static char ord_kind[16];
+static am_ps ord_t[16];
+static int ord_n;
+
+static void ord_add(char k, am_ps t)
+{
+    if (ord_n < 16) {
+        ord_kind[ord_n] = k;
+        ord_t[ord_n++] = t;
+    }
+}
+
+static void ord_op(void *c, uint32_t st, am_ps start, am_ps end, int ch, uint64_t b, const char *n)
+{
+    (void)c, (void)st, (void)start, (void)ch, (void)b, (void)n;
+    ord_add('O', end);
+}
+
+static void ord_action(void *c, const char *w, int l, am_ps start, am_ps end, uint64_t b)
+{
+    (void)c, (void)w, (void)l, (void)end, (void)b;
+    ord_add('S', start);
+}
+
+static void ord_alloc(void *c, am_ps t, uint64_t seq, uint64_t id, int l, uint32_t st,
+                      uint64_t addr, uint64_t req, uint64_t size, int ok, const char *n)
+{
+    (void)c, (void)seq, (void)id, (void)l, (void)st, (void)addr, (void)req, (void)size, (void)ok;
+    (void)n;
+    ord_add('A', t);
+}
+
+/* A transfer that ends during a spill's copy (it shares pcie with it: 150.001 ms) is heard of
+ * at the end of that spill, before the second spill the same request makes (its copy alone, no
+ * device step) and the request's allocation, both at 200.001 ms or later. Until 2026-11-28 it
+ * was heard of only when the engine next advanced the device: after both, at the run's end. */
+static void test_runtime_copy_notes_in_order(void)
+{
+    static sim_observer obs = {.op = ord_op, .action = ord_action, .alloc = ord_alloc};
+    hrun r;
+    memset(&r, 0, sizeof r);
+    ord_n = 0;
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "h.yaml", RT_YAML(""), NULL, 0, &r.err) == 0);
+    r.pf = open_memstream(&r.pl, &r.pn);
+    sim_opts so = {.placements = r.pf, .check = 1, .observer = &obs};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    tr_event a3 = ALLOC(3, 250000000, 0);
+    a3.time = 50 * MS;
+    CU_ASSERT(hev(&r, a3) == 0); /* spills 1, then 2 */
+    CU_ASSERT_EQUAL(sim_get_summary(r.s)->spill.evictions, 2);
+    CU_ASSERT_FATAL(sim_finish(r.s, &r.err) == 0);
+    ord_kind[ord_n < 16 ? ord_n : 15] = 0;
+    CU_ASSERT_STRING_EQUAL(ord_kind, "AASOSA");
+    for (int i = 1; i < ord_n; i++) /* heard in simulated time order */
+        CU_ASSERT(ord_t[i] >= ord_t[i - 1]);
+    CU_ASSERT_EQUAL(ord_t[3], 150 * MS + US);
+    CU_ASSERT_EQUAL(ord_t[4], 200 * MS + US);
+    hstop(&r);
+}
+
 static void test_runtime_copy_shares_link(void)
 {
     hrun r;
@@ -3393,6 +3458,8 @@ void suite_hierarchy(void)
              {"spill round trip costs two transfers", test_spill_round_trip},
              {"a runtime copy shares its link with the trace's transfers",
               test_runtime_copy_shares_link},
+             {"observers hear of a copy's finished operations at the end of its action",
+              test_runtime_copy_notes_in_order},
              {"a runtime copy waits behind a queued transfer",
               test_runtime_copy_waits_behind_queue},
              {"a defragmentation's copies share their links", test_runtime_copies_of_defrag_share},
