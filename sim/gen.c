@@ -1977,8 +1977,10 @@ static void bwd_header(FILE *f, const gen_kernel_opts *o, const gen_kernel_opts 
     const struct {
         const char *name;
         uint64_t v, shared;
-    } own[] = {{"dkv-block-q", kd->block_q, o->block_q}, {"dkv-block-kv", kd->block_kv, o->block_kv},
-               {"dq-block-q", kq->block_q, o->block_q}, {"dq-block-kv", kq->block_kv, o->block_kv}};
+    } own[] = {{"dkv-block-q", kd->block_q, o->block_q},
+               {"dkv-block-kv", kd->block_kv, o->block_kv},
+               {"dq-block-q", kq->block_q, o->block_q},
+               {"dq-block-kv", kq->block_kv, o->block_kv}};
     line[0] = 0;
     for (size_t i = 0; i < AM_ARRAY_LEN(own); i++)
         if (own[i].v != own[i].shared)
