@@ -87,6 +87,10 @@ static const gen_opt kernel_opts[] = {
     {"head-dim", GO_U64, KO(head_dim), "elements", "attention: d, columns of Q, K, V, O"},
     {"block-q", GO_U64, KO(block_q), "tokens", "attention: Q block rows (divides --seq-q)"},
     {"block-kv", GO_U64, KO(block_kv), "tokens", "attention: K/V block rows (divides --seq-kv)"},
+    {"dkv-block-q", GO_U64, KO(dkv_block_q), "tokens", "attention-bwd: dkv kernel's Q block, 0: --block-q"},
+    {"dkv-block-kv", GO_U64, KO(dkv_block_kv), "tokens", "attention-bwd: dkv's K/V block, 0: --block-kv"},
+    {"dq-block-q", GO_U64, KO(dq_block_q), "tokens", "attention-bwd: dq kernel's Q block, 0: --block-q"},
+    {"dq-block-kv", GO_U64, KO(dq_block_kv), "tokens", "attention-bwd: dq's K/V block, 0: --block-kv"},
     {"heads", GO_U64, KO(heads), "", "attention: heads, one after the other"},
     {"causal", GO_FLAG, KO(causal), "", "attention: causal mask, K/V blocks above it skipped"},
     {"vpu-tflops", GO_DBL, KO(vpu_tflops), "TFLOP/s", "attention: softmax's VPU rate (0: not charged)"},
@@ -100,14 +104,17 @@ static const gen_opt kernel_opts[] = {
 
 /* The kernel options of one --op: given with the other op they are a usage error, not options
  * silently ignored. The others (--op, --dtype, --tflops, ...) belong to both. "attention"
- * names both attention ops, forward and backward (op_family). */
+ * names both attention ops, forward and backward (op_family); "attention-bwd" the backward
+ * alone (each of its kernels' own block sizes). */
 static const struct op_opt {
     const char *name, *op;
 } op_opts[] = {{"m", "matmul"},          {"n", "matmul"},         {"k", "matmul"},
                {"tm", "matmul"},         {"tn", "matmul"},        {"tk", "matmul"},
                {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
                {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"},
-               {"causal", "attention"},  {"vpu-tflops", "attention"}};
+               {"causal", "attention"},  {"vpu-tflops", "attention"},
+               {"dkv-block-q", "attention-bwd"}, {"dkv-block-kv", "attention-bwd"},
+               {"dq-block-q", "attention-bwd"},  {"dq-block-kv", "attention-bwd"}};
 
 /* The family of options --op OP takes: attention-bwd takes the forward's. */
 static const char *op_family(const char *op)
@@ -239,9 +246,12 @@ static const char *gen_limits(const char *kind)
            "  charged) or above; --causal not with --block-q 1. attention-bwd: the same, its\n"
            "  two kernels' steps together at most 10^7, Q, K, V, O, dO, dQ, dK, dV, l, m, di\n"
            "  together (hbm's peak) at most 4 EiB; --causal not with --seq-kv at least --seq-q\n"
-           "  + --block-kv - 1 (a K/V block with no row below the diagonal).\n"
+           "  + --block-kv - 1 (a K/V block with no row below the diagonal). Its kernels' own\n"
+           "  blocks (--dkv-block-q ... --dq-block-kv; 0: --block-q or --block-kv, as until\n"
+           "  2026-11-28) are checked as --block-q and --block-kv, each in its kernel.\n"
            "  The matmul's options (--m ... --tk) are refused with --op attention and\n"
-           "  attention-bwd, and the attention's (--seq-q ... --vpu-tflops) with --op matmul";
+           "  attention-bwd, the attention's (--seq-q ... --vpu-tflops) with --op matmul, and\n"
+           "  the backward's own blocks with --op matmul and attention";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -394,7 +404,7 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
                     * not the options' */
     for (int k = 0; op && table[k].name; k++) {
         const char *of = op_of(kind, table[k].name);
-        if (given[k] && of && strcmp(of, op_family(op))) {
+        if (given[k] && of && strcmp(of, op_family(op)) && strcmp(of, op)) {
             am_msg("amsim gen %s: --%s is an option of --op %s, not of --op %s\n", kind,
                    table[k].name, of, op);
             return 1;

@@ -1292,8 +1292,10 @@ static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, u
 }
 
 /* Every option of gen kernel --op attention in range, every buffer within 4 EiB; z gets the
- * sizes. */
-static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *err)
+ * sizes. o->block_q and o->block_kv are the options named bq and bkv (a backward kernel's own
+ * blocks, attention_bwd_check, are checked as the forward's, under their names). */
+static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const char *bq_name,
+                                 const char *bkv_name, am_error *err)
 {
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
@@ -1301,11 +1303,11 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     ck_u64(&c, "seq-q", o->seq_q);
     ck_u64(&c, "seq-kv", o->seq_kv);
     ck_u64(&c, "head-dim", o->head_dim);
-    ck_u64(&c, "block-q", o->block_q);
-    ck_u64(&c, "block-kv", o->block_kv);
+    ck_u64(&c, bq_name, o->block_q);
+    ck_u64(&c, bkv_name, o->block_kv);
     ck_u64(&c, "heads", o->heads);
-    ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
-    ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
+    ck_block(&c, bq_name, o->block_q, "seq-q", o->seq_q);
+    ck_block(&c, bkv_name, o->block_kv, "seq-kv", o->seq_kv);
     ck_kernel_common(&c, o);
     ck_real(&c, "vpu-tflops", o->vpu_tflops, not_negative(o->vpu_tflops), "0 (not charged) or "
             "above");
@@ -1314,9 +1316,9 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     /* the kernel's test skips every K/V block of row 0 (0 > c block_kv never holds): a Q block
      * with no step, which the trace does not model */
     if (o->causal && o->block_q == 1)
-        return am_fail(err, AM_EINPUT, "gen kernel: --causal with --block-q 1: Pallas's kernel "
-                       "computes no K/V block of the first row (its test (r + 1) x --block-q - 1 "
-                       "> c x --block-kv never holds for it)");
+        return am_fail(err, AM_EINPUT, "gen kernel: --causal with --%s 1: Pallas's kernel "
+                       "computes no K/V block of the first row (its test (r + 1) x --%s - 1 "
+                       "> c x --%s never holds for it)", bq_name, bq_name, bkv_name);
     uint64_t d = gen_dtype_bytes(o->dtype), bq = o->block_q, bkv = o->block_kv;
     uint64_t hd = o->head_dim;
     z->nq = o->seq_q / bq;
@@ -1343,8 +1345,10 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
      * of 32-bit words (hardware.md): ceil(block_q / 8) tiles of 4 KiB each */
     z->stat = ck_mul(&c, ceil_div(bq, 8), 8 * 128 * 4);
     z->accum = ck_add(&c, z->acc, z->scores);
-    if (ck_bytes(&c, z->accum, "the accumulator tiles (--block-q x (--head-dim + --block-kv) x "
-                 "4 bytes)"))
+    char what[128];
+    snprintf(what, sizeof what, "the accumulator tiles (--%s x (--head-dim + --%s) x 4 bytes)",
+             bq_name, bkv_name);
+    if (ck_bytes(&c, z->accum, what))
         return -1;
     /* two Q, K, V and output tiles, one P tile, m and l */
     uint64_t v = ck_mul(&c, ck_add(&c, ck_add(&c, z->q_tile, z->kv_tile), ck_add(&c, z->kv_tile,
@@ -1355,8 +1359,9 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     if (!o->causal) {
         double steps = (double)o->heads * (double)z->nq * (double)z->nkv;
         if (steps > 1e7)
-            return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --block-q) x "
-                           "(--seq-kv / --block-kv) is %.0f tile steps, more than 10^7", steps);
+            return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --%s) x "
+                           "(--seq-kv / --%s) is %.0f tile steps, more than 10^7", bq_name,
+                           bkv_name, steps);
         z->steps = o->heads * z->nq * z->nkv;
         return 0;
     }
@@ -1373,19 +1378,30 @@ static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *er
     return 0;
 }
 
+static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *err)
+{
+    return attention_check_named(o, z, "block-q", "block-kv", err);
+}
+
 /* The header line of an attention trace's options (op "attention" or "attention-bwd"), as the
- * command line gives them. */
-static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op)
+ * command line gives them, more (the backward's own blocks, or "") after --block-kv. */
+static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *op,
+                                 const char *more)
 {
     char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64 " --seq-q %" PRIu64 " --seq-kv %"
-            PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %" PRIu64 "%s "
+            PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %" PRIu64 "%s%s "
             "--dtype %s --tflops %s --mfu %s", op, o->heads, o->seq_q, o->seq_kv, o->head_dim,
-            o->block_q, o->block_kv, o->causal ? " --causal" : "", o->dtype,
+            o->block_q, o->block_kv, more, o->causal ? " --causal" : "", o->dtype,
             g_real(tf, o->tflops), g_real(mf, o->mfu));
     if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
         fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
     fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
+}
+
+static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op)
+{
+    attn_header_opts_ext(f, o, op, "");
 }
 
 /* The VPU's work on a score tile, ops elementwise operations, as a compute on stream 0
@@ -1539,18 +1555,24 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 
 /* ==== kernel --op attention-bwd ==== */
 
-/* The backward's buffers and step counts (see gen_attention_bwd): the forward's tiles (a.q_tile
- * for a Q, dO or dQ tile, a.kv_tile for K, V, dK or dV, a.p_tile for P or dS, a.stat for a
- * padded block of l, m or di, a.scores for S or dP) and a.steps, the (Q block, K/V block)
- * pairs computed, which both kernels compute (the same test decides them), plus: */
-typedef struct bwd_sizes {
+/* One backward kernel's buffers and step counts (see gen_attention_bwd), at its own block sizes
+ * (bwd_opts): the forward's tiles (a.q_tile for a Q, dO or dQ tile, a.kv_tile for K, V, dK or
+ * dV, a.p_tile for P or dS, a.stat for a padded block of l, m or di, a.scores for S or dP) and
+ * a.steps, the (Q block, K/V block) pairs it computes, plus: */
+typedef struct bwd_kernel {
     attn_sizes a;
-    uint64_t lm;               /* l, m or di on hbm: heads x seq_q x 128 fp32 words */
-    uint64_t row;              /* a block of l, m or di as DMA'd: block_q x 128 x 4 bytes */
-    uint64_t kv_acc, q_acc;    /* fp32 scratch: dK or dV block_kv x d x 4, dQ block_q x d x 4 */
-    uint64_t hbm;              /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
-    uint64_t vmem_dkv, vmem_dq, vmem; /* each kernel's vmem peak, and the larger */
-    uint64_t accum;                   /* the accumulator's peak: the larger kernel's */
+    uint64_t row;  /* a block of l, m or di as DMA'd: block_q x 128 x 4 bytes */
+    uint64_t acc;  /* fp32 scratch: dK or dV block_kv x d x 4 (dkv), dQ block_q x d x 4 (dq) */
+    uint64_t vmem; /* its vmem peak */
+} bwd_kernel;
+
+/* The backward's sizes: each kernel's, and what they share. */
+typedef struct bwd_sizes {
+    bwd_kernel dkv, dq;
+    uint64_t lm;     /* l, m or di on hbm: heads x seq_q x 128 fp32 words */
+    uint64_t hbm;    /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
+    uint64_t vmem;   /* the larger kernel's vmem peak */
+    uint64_t accum;  /* the accumulator's peak: the larger kernel's */
 } bwd_sizes;
 
 /* VPU operations per score (--vpu-tflops) in Pallas's backward kernels, both the same: P is
@@ -1570,28 +1592,114 @@ static uint64_t bwd_first_q(const gen_kernel_opts *o, uint64_t c)
     return o->causal ? (c * o->block_kv + 1) / o->block_q : 0; /* c block_kv < seq_kv */
 }
 
-/* attention_check's checks and sizes, then the backward's own: its buffers within 4 EiB, its
- * two kernels' steps together at most 10^7, and with --causal every K/V block computing at
- * least one Q block. */
+/* The options a backward kernel runs with: o, its block sizes those of --dkv-block-q and
+ * --dkv-block-kv (dkv) or --dq-block-q and --dq-block-kv, each of which (at 0) is --block-q or
+ * --block-kv, as Pallas's BlockSizes gives each kernel its own (block_q_major_dkv,
+ * block_k_major_dkv; block_q_dq, block_k_major_dq). */
+static gen_kernel_opts bwd_opts(const gen_kernel_opts *o, int dq)
+{
+    gen_kernel_opts k = *o;
+    uint64_t bq = dq ? o->dq_block_q : o->dkv_block_q, bkv = dq ? o->dq_block_kv : o->dkv_block_kv;
+    k.block_q = bq ? bq : o->block_q;
+    k.block_kv = bkv ? bkv : o->block_kv;
+    return k;
+}
+
+/* Whether both kernels run with the same blocks (the header and messages then name them once,
+ * as until 2026-11-28, when both kernels ran with --block-q and --block-kv). */
+static int bwd_same_blocks(const gen_kernel_opts *dkv, const gen_kernel_opts *dq)
+{
+    return dkv->block_q == dq->block_q && dkv->block_kv == dq->block_kv;
+}
+
+/* The names of the options kernel dq's (or dkv's) blocks came from: its own, or the shared. */
+static const char *bwd_bq_name(const gen_kernel_opts *o, int dq)
+{
+    return dq ? (o->dq_block_q ? "dq-block-q" : "block-q")
+              : (o->dkv_block_q ? "dkv-block-q" : "block-q");
+}
+
+static const char *bwd_bkv_name(const gen_kernel_opts *o, int dq)
+{
+    return dq ? (o->dq_block_kv ? "dq-block-kv" : "block-kv")
+              : (o->dkv_block_kv ? "dkv-block-kv" : "block-kv");
+}
+
+/* One kernel's checks (attention_check's, under its options' names) and sizes, its vmem peak
+ * by the layout of buffers that bwd_dkv or bwd_dq allocates (within 4 EiB: checked after the
+ * hbm's, as until 2026-11-28). */
+static int bwd_kernel_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
+                            bwd_kernel *z, am_error *err)
+{
+    if (attention_check_named(k, &z->a, bwd_bq_name(o, dq), bwd_bkv_name(o, dq), err))
+        return -1;
+    gcheck c = {"gen kernel", err, 0, 0};
+    const attn_sizes *a = &z->a;
+    uint64_t hd = k->head_dim;
+    /* within the forward's sizes: a block of l, m or di is block_q x 512 bytes, the fp32
+     * scratch twice a tile in the dtype at most */
+    z->row = k->block_q * 128 * 4;
+    if (!dq) {
+        z->acc = k->block_kv * hd * 4;
+        /* Q, dO, l, m, di twice (per Q step), K, V twice (per K/V block), P, dS, the dK and
+         * dV scratch, dK and dV out tiles twice */
+        z->vmem = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 4), ck_mul(&c, a->stat, 6)),
+                         ck_add(&c, ck_mul(&c, a->kv_tile, 8),
+                                ck_add(&c, ck_mul(&c, a->p_tile, 2), ck_mul(&c, z->acc, 2))));
+    } else {
+        z->acc = k->block_q * hd * 4;
+        /* Q, dO, l, m, di twice (per Q block), K, V twice (per step), P, dS, the dQ scratch,
+         * dQ out tiles twice */
+        z->vmem = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 6), ck_mul(&c, a->stat, 6)),
+                         ck_add(&c, ck_mul(&c, a->kv_tile, 4),
+                                ck_add(&c, ck_mul(&c, a->p_tile, 2), z->acc)));
+    }
+    if (c.over)
+        z->vmem = UINT64_MAX; /* past 4 EiB: attention_bwd_check refuses it */
+    return 0;
+}
+
+/* The last K/V block's corner column (nkv - 1) block_kv at or past row seq_q - 1: no Q block
+ * runs it; the dkv kernel writes its dK and dV as zeros without computing, and the dq kernel's
+ * last Q block skips it and fetches the head's K/V block 0 for nothing, as the forward's:
+ * neither is modelled. */
+static int bwd_causal_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
+                            am_error *err)
+{
+    if (k->causal && k->seq_kv - k->block_kv + 1 >= k->seq_q)
+        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd --causal: --seq-kv %" PRIu64
+                       " is at least --seq-q + --%s - 1 (%" PRIu64 " + %" PRIu64 " - 1): "
+                       "the last K/V block has no row below the diagonal, which the trace does "
+                       "not model", k->seq_kv, bwd_bkv_name(o, dq), k->seq_q, k->block_kv);
+    return 0;
+}
+
+/* Every option of --op attention-bwd in range: --block-q and --block-kv (also when both
+ * kernels have their own), each kernel's checks and sizes, then the backward's own: its
+ * buffers within 4 EiB and its two kernels' steps together at most 10^7. */
 static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error *err)
 {
-    if (attention_check(o, &z->a, err))
+    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
+    if (bwd_kernel_check(&kd, o, 0, &z->dkv, err) || bwd_kernel_check(&kq, o, 1, &z->dq, err))
         return -1;
-    const attn_sizes *a = &z->a;
-    if ((double)a->steps * 2 > 1e7)
-        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
-                       "2 x %" PRIu64 " tile steps, more than 10^7", a->steps);
-    /* the last K/V block's corner column (nkv - 1) block_kv at or past row seq_q - 1: no Q
-     * block runs it, and the kernel writes its dK and dV as zeros without computing, which the
-     * trace does not model (nor the dq kernel's fetch of the head's K/V block 0 for nothing
-     * that comes with it in the forward's case) */
-    if (o->causal && o->seq_kv - o->block_kv + 1 >= o->seq_q)
-        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd --causal: --seq-kv %" PRIu64
-                       " is at least --seq-q + --block-kv - 1 (%" PRIu64 " + %" PRIu64 " - 1): "
-                       "the last K/V block has no row below the diagonal, which the trace does "
-                       "not model", o->seq_kv, o->seq_q, o->block_kv);
+    /* --block-q and --block-kv when both kernels have their own (else checked above) */
     gcheck c = {"gen kernel", err, 0, 0};
-    uint64_t hd = o->head_dim;
+    ck_u64(&c, "block-q", o->block_q);
+    ck_u64(&c, "block-kv", o->block_kv);
+    ck_block(&c, "block-q", o->block_q, "seq-q", o->seq_q);
+    ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
+    if (c.failed)
+        return -1;
+    const attn_sizes *a = &z->dkv.a;
+    uint64_t sd = z->dkv.a.steps, sq = z->dq.a.steps; /* each at most 10^7 */
+    if (bwd_same_blocks(&kd, &kq) && (double)sd * 2 > 1e7)
+        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
+                       "2 x %" PRIu64 " tile steps, more than 10^7", sd);
+    if (sd + sq > 10000000)
+        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
+                       "%" PRIu64 " (dkv) + %" PRIu64 " (dq) tile steps, more than 10^7", sd, sq);
+    if (bwd_causal_check(&kd, o, 0, err) || bwd_causal_check(&kq, o, 1, err))
+        return -1;
     z->lm = ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), 128 * 4);
     z->hbm = ck_add(&c, ck_add(&c, ck_mul(&c, a->qo, 4), ck_mul(&c, a->kv, 4)),
                     ck_mul(&c, z->lm, 3));
@@ -1599,26 +1707,11 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
                  "--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x --heads "
                  "x --seq-q x 512)"))
         return -1;
-    /* within the forward's sizes: a block of l, m or di is block_q x 512 bytes, the fp32
-     * scratch twice a tile in the dtype at most */
-    z->row = o->block_q * 128 * 4;
-    z->kv_acc = o->block_kv * hd * 4;
-    z->q_acc = o->block_q * hd * 4;
-    /* dkv: Q, dO, l, m, di twice (per Q step), K, V twice (per K/V block), P, dS, the dK and dV
-     * scratch, dK and dV out tiles twice */
-    z->vmem_dkv = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 4), ck_mul(&c, a->stat, 6)),
-                         ck_add(&c, ck_mul(&c, a->kv_tile, 8),
-                                ck_add(&c, ck_mul(&c, a->p_tile, 2), ck_mul(&c, z->kv_acc, 2))));
-    /* dq: Q, dO, l, m, di twice (per Q block), K, V twice (per step), P, dS, the dQ scratch,
-     * dQ out tiles twice */
-    z->vmem_dq = ck_add(&c, ck_add(&c, ck_mul(&c, a->q_tile, 6), ck_mul(&c, a->stat, 6)),
-                        ck_add(&c, ck_mul(&c, a->kv_tile, 4),
-                               ck_add(&c, ck_mul(&c, a->p_tile, 2), z->q_acc)));
-    z->vmem = AM_MAX(z->vmem_dkv, z->vmem_dq);
+    z->vmem = AM_MAX(z->dkv.vmem, z->dq.vmem);
     if (ck_bytes(&c, z->vmem, "the backward's vmem tiles"))
         return -1;
     /* one result at a time: S, a dV product, dP, a dK product (dkv); S, dP, a dQ product (dq) */
-    z->accum = AM_MAX(a->scores, AM_MAX(z->kv_acc, z->q_acc));
+    z->accum = AM_MAX(AM_MAX(z->dkv.a.scores, z->dkv.acc), AM_MAX(z->dq.a.scores, z->dq.acc));
     return 0;
 }
 
@@ -1659,7 +1752,7 @@ typedef struct bwd_qbufs {
     uint64_t q[2], dO[2], l[2], m[2], di[2];
 } bwd_qbufs;
 
-static void bwd_qalloc(gctx *g, const bwd_sizes *z, bwd_qbufs *b, int i)
+static void bwd_qalloc(gctx *g, const bwd_kernel *z, bwd_qbufs *b, int i)
 {
     b->q[i] = g_alloc(g, z->a.q_tile, "vmem", 0, "q_tile%d", i);
     b->dO[i] = g_alloc(g, z->a.q_tile, "vmem", 0, "do_tile%d", i);
@@ -1678,7 +1771,7 @@ static void bwd_qfree(gctx *g, const bwd_qbufs *b, int i)
 }
 
 /* One Q block's operands into buffer set sl, on stream 1. */
-static void bwd_qload(gctx *g, const bwd_sizes *z, const bwd_hbm *h, const bwd_qbufs *b, int sl)
+static void bwd_qload(gctx *g, const bwd_kernel *z, const bwd_hbm *h, const bwd_qbufs *b, int sl)
 {
     g_xfer(g, "hbm", "vmem", z->a.q_tile, 1, h->Q, b->q[sl], "dma.q");
     g_xfer(g, "hbm", "vmem", z->a.q_tile, 1, h->dO, b->dO[sl], "dma.do");
@@ -1698,7 +1791,7 @@ static void bwd_qload(gctx *g, const bwd_sizes *z, const bwd_hbm *h, const bwd_q
  * (skip.*): the Q, dO and di index map names Q block 0 for a skipped step (fetched once, the
  * previous step having named the last one), and the l and m map names the step's own block,
  * so they are fetched on every skipped step; all go before the first computed step's. */
-static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const bwd_hbm *h)
+static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
 {
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
@@ -1746,19 +1839,19 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
             ev_load[!slot] = g_record(g, 1);
         }
         if (i == 0) { /* the K/V block's fp32 scratch */
-            dk = g_alloc(g, z->kv_acc, "vmem", 0, "dk_acc.b%" PRIu64, blk);
-            dv = g_alloc(g, z->kv_acc, "vmem", 0, "dv_acc.b%" PRIu64, blk);
+            dk = g_alloc(g, z->acc, "vmem", 0, "dk_acc.b%" PRIu64, blk);
+            dv = g_alloc(g, z->acc, "vmem", 0, "dv_acc.b%" PRIu64, blk);
         }
         g_wait(g, ev_load[slot], 0);
         attn_p(g, o, a, b.q[slot], vk[ks], vp, flops, ATTN_BWD_P_OPS, "qk");
-        uint64_t r = bwd_mxu(g, z->kv_acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
+        uint64_t r = bwd_mxu(g, z->acc, vp, a->p_tile, "mxu.p", b.dO[slot], a->q_tile,
                              "mxu.do", flops, "dv");
-        g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dv, "acc.dv");
+        g_xfer(g, "accumulator", "vmem", z->acc, 0, r, dv, "acc.dv");
         g_free(g, r);
         bwd_ds(g, o, a, b.dO[slot], vv[ks], vds, flops);
-        r = bwd_mxu(g, z->kv_acc, vds, a->p_tile, "mxu.ds", b.q[slot], a->q_tile, "mxu.q", flops,
+        r = bwd_mxu(g, z->acc, vds, a->p_tile, "mxu.ds", b.q[slot], a->q_tile, "mxu.q", flops,
                     "dk");
-        g_xfer(g, "accumulator", "vmem", z->kv_acc, 0, r, dk, "acc.dk");
+        g_xfer(g, "accumulator", "vmem", z->acc, 0, r, dk, "acc.dk");
         g_free(g, r);
         ev_comp_prev = g_record(g, 0);
         if (last) { /* K/V block done: the scratch, cast, out to dK and dV */
@@ -1796,7 +1889,7 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const
  * its K/V index map, as the forward's, names block 0 for a skipped step: no copy, as the next
  * Q block starts with it (a head's last Q block never skips here: attention_bwd_check refuses
  * that case), and a Q block that computed block 0 alone keeps it (attn_kv_kept). */
-static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const bwd_hbm *h)
+static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
 {
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
@@ -1837,15 +1930,15 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
             }
         }
         if (j == 0)
-            dq = g_alloc(g, z->q_acc, "vmem", 0, "dq_acc.b%" PRIu64, blk);
+            dq = g_alloc(g, z->acc, "vmem", 0, "dq_acc.b%" PRIu64, blk);
         g_wait(g, ev_load[slot], 0);
         if (ev_kept)
             ev_load[slot] = ev_kept;
         attn_p(g, o, a, b.q[qs], vk[slot], vp, flops, ATTN_BWD_P_OPS, "qk");
         bwd_ds(g, o, a, b.dO[qs], vv[slot], vds, flops);
-        uint64_t r = bwd_mxu(g, z->q_acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
+        uint64_t r = bwd_mxu(g, z->acc, vds, a->p_tile, "mxu.ds", vk[slot], a->kv_tile,
                              "mxu.k", flops, "dq");
-        g_xfer(g, "accumulator", "vmem", z->q_acc, 0, r, dq, "acc.dq");
+        g_xfer(g, "accumulator", "vmem", z->acc, 0, r, dq, "acc.dq");
         g_free(g, r);
         ev_comp_prev = g_record(g, 0);
         if (last) {
@@ -1872,40 +1965,77 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_sizes *z, const 
     }
 }
 
+/* The backward trace's header: its options (each kernel's blocks after the shared ones where
+ * they differ from them, so that a trace without them keeps its bytes), the peaks in closed
+ * form and each kernel's vmem. */
+static void bwd_header(FILE *f, const gen_kernel_opts *o, const gen_kernel_opts *kd,
+                       const gen_kernel_opts *kq, const bwd_sizes *z)
+{
+    const attn_sizes *a = &z->dkv.a, *q = &z->dq.a;
+    char line[512];
+    size_t n = 0;
+    const struct {
+        const char *name;
+        uint64_t v, shared;
+    } own[] = {{"dkv-block-q", kd->block_q, o->block_q},
+               {"dkv-block-kv", kd->block_kv, o->block_kv},
+               {"dq-block-q", kq->block_q, o->block_q},
+               {"dq-block-kv", kq->block_kv, o->block_kv}};
+    line[0] = 0;
+    for (size_t i = 0; i < AM_ARRAY_LEN(own); i++)
+        if (own[i].v != own[i].shared)
+            n += (size_t)snprintf(line + n, sizeof line - n, " --%s %" PRIu64, own[i].name,
+                                  own[i].v);
+    attn_header_opts_ext(f, o, "attention-bwd", line);
+    char s_dp[64];
+    if (a->scores == q->scores)
+        snprintf(s_dp, sizeof s_dp, "%" PRIu64, a->scores);
+    else
+        snprintf(s_dp, sizeof s_dp, "%" PRIu64 " (dkv), %" PRIu64 " (dq)", a->scores, q->scores);
+    fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, O, dO, dQ %" PRIu64 " each + K, V, dK, "
+            "dV %" PRIu64 " each + l, m, di %" PRIu64 " each), vmem %" PRIu64 " (the larger of "
+            "dkv %" PRIu64 " and dq %" PRIu64 "), accumulator %" PRIu64 " (one result at a "
+            "time: S or dP %s, dK or dV %" PRIu64 ", dQ %" PRIu64 ")\n", z->hbm, a->qo, a->kv,
+            z->lm, z->vmem, z->dkv.vmem, z->dq.vmem, z->accum, s_dp, z->dkv.acc, z->dq.acc);
+    fprintf(f, "# vmem dkv: 2 x (Q, dO tiles %" PRIu64 " + %" PRIu64 ", l, m, di %" PRIu64
+            " each, K, V, dK, dV tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dK, dV "
+            "fp32 scratch %" PRIu64 " each\n", a->q_tile, a->q_tile, a->stat, a->kv_tile,
+            a->p_tile, z->dkv.acc);
+    fprintf(f, "# vmem dq: 2 x (Q, dO, dQ tiles %" PRIu64 " each, l, m, di %" PRIu64 " each, K, "
+            "V tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dQ fp32 scratch %" PRIu64 "\n",
+            q->q_tile, q->stat, q->kv_tile, q->p_tile, z->dq.acc);
+}
+
 /* A FlashAttention backward pass as Pallas's TPU kernel runs it: the dkv kernel over every
  * head, then the dq kernel over every head (two pallas_calls, one after the other). The inputs
  * are the forward's Q, K, V, O and residuals l and m, dO, and di = rowsum(dO x O), which
  * Pallas computes outside the kernels (with XLA) and passes in; l, m and di are broadcast to
  * 128 fp32 lanes per row before the kernels, so each is heads x seq_q x 512 bytes on hbm.
- * Pallas's block sizes of the backward (block_q_major, block_q, block_k_major, block_k of
- * each kernel) are --block-q and --block-kv here: the inner loops over sub-blocks of a block
- * move nothing and do the same FLOPs. */
+ * Each kernel has its own block sizes (bwd_opts), as Pallas's: the major blocks, which set its
+ * grid, its DMA'd tiles and scratch and its causal skips; Pallas's inner sub-blocks
+ * (block_q_dkv, block_k_dkv, block_k_dq) are loops inside a step over the tiles already in
+ * vmem that move nothing and do the same FLOPs, and are not options. Until 2026-11-28 both
+ * kernels ran with --block-q and --block-kv, which remain the defaults. */
 static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
     bwd_sizes z;
     memset(&z, 0, sizeof z);
     if (attention_bwd_check(o, &z, err))
         return -1;
-    const attn_sizes *a = &z.a;
+    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
+    int same = bwd_same_blocks(&kd, &kq);
+    const attn_sizes *a = &z.dkv.a, *q = &z.dq.a;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    attn_header_opts(f, o, "attention-bwd");
-    fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, O, dO, dQ %" PRIu64 " each + K, V, dK, "
-            "dV %" PRIu64 " each + l, m, di %" PRIu64 " each), vmem %" PRIu64 " (the larger of "
-            "dkv %" PRIu64 " and dq %" PRIu64 "), accumulator %" PRIu64 " (one result at a "
-            "time: S or dP %" PRIu64 ", dK or dV %" PRIu64 ", dQ %" PRIu64 ")\n", z.hbm, a->qo,
-            a->kv, z.lm, z.vmem, z.vmem_dkv, z.vmem_dq, z.accum, a->scores, z.kv_acc, z.q_acc);
-    fprintf(f, "# vmem dkv: 2 x (Q, dO tiles %" PRIu64 " + %" PRIu64 ", l, m, di %" PRIu64
-            " each, K, V, dK, dV tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dK, dV "
-            "fp32 scratch %" PRIu64 " each\n", a->q_tile, a->q_tile, a->stat, a->kv_tile,
-            a->p_tile, z.kv_acc);
-    fprintf(f, "# vmem dq: 2 x (Q, dO, dQ tiles %" PRIu64 " each, l, m, di %" PRIu64 " each, K, "
-            "V tiles %" PRIu64 " each) + P, dS %" PRIu64 " each + dQ fp32 scratch %" PRIu64 "\n",
-            a->q_tile, a->stat, a->kv_tile, a->p_tile, z.q_acc);
-    if (o->causal)
+    bwd_header(f, o, &kd, &kq, &z);
+    if (o->causal && same)
         fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " steps computed per kernel, the blocks "
                 "above the diagonal not computed\n", a->steps, o->heads * a->nq * a->nkv);
+    else if (o->causal)
+        fprintf(f, "# causal: dkv %" PRIu64 " of %" PRIu64 " steps computed, dq %" PRIu64 " of %"
+                PRIu64 ", the blocks above the diagonal not computed\n", a->steps,
+                o->heads * a->nq * a->nkv, q->steps, o->heads * q->nq * q->nkv);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     bwd_hbm h;
     h.Q = g_alloc(&g, a->qo, "hbm", 0, "Q");
@@ -1919,9 +2049,9 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
     h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
     h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
-    bwd_dkv(&g, o, &z, &h);
+    bwd_dkv(&g, &kd, &z.dkv, &h);
     if (!g.clock_over && !g.too_long)
-        bwd_dq(&g, o, &z, &h);
+        bwd_dq(&g, &kq, &z.dq, &h);
     uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
     for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
         g_free(&g, ids[i]);

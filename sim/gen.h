@@ -89,6 +89,8 @@ typedef struct gen_kernel_opts {
     uint64_t seq_q, seq_kv;      /* attention: rows of Q and O, of K and V */
     uint64_t head_dim;           /* attention: d, the columns of Q, K, V and O */
     uint64_t block_q, block_kv;  /* attention: rows per Q (and O) block, per K and V block */
+    uint64_t dkv_block_q, dkv_block_kv; /* attention-bwd: the dkv kernel's blocks, 0 = the above */
+    uint64_t dq_block_q, dq_block_kv;   /* attention-bwd: the dq kernel's blocks, 0 = the above */
     uint64_t heads;              /* attention: heads, one after the other */
     int causal;                  /* attention: a decoder's causal mask, blocks above it skipped */
     double vpu_tflops;           /* attention: VPU rate charged for the softmax, 0 = not charged */

@@ -862,6 +862,125 @@ static void test_attention_bwd_causal(void)
     }
 }
 
+/* The occurrences of s in text. */
+static int count_str(const char *text, const char *s)
+{
+    int n = 0;
+    for (const char *l = text; (l = strstr(l, s)) != NULL; l++)
+        n++;
+    return n;
+}
+
+/* --op attention-bwd with each kernel's own blocks (Pallas's block_q_major_dkv,
+ * block_k_major_dkv, block_q_dq, block_k_major_dq): 256 x 256, d 128, bf16, dkv with Q blocks
+ * of 64 (K/V 128), dq with K/V blocks of 256 (Q 128). dkv: 2 K/V blocks x 4 Q blocks, Q and dO
+ * tiles 16 KiB, l, m, di blocks 32 KiB (64 x 512), S 32 KiB, matmuls 2 x 64 x 128^2 FLOPs
+ * (13306.8 ps); dq: 2 Q blocks x 1 K/V block, K and V tiles 64 KiB, S 128 KiB, matmuls
+ * 2 x 128 x 256 x 128 (53227.4 ps). vmem dkv 4 x 16 + 6 x 32 + 8 x 32 + 2 x 16 + 2 x 64 =
+ * 672 KiB, dq 6 x 32 + 6 x 64 + 4 x 64 + 2 x 64 + 64 = 1 MiB; the accumulator's largest result
+ * dq's S. Until 2026-11-28 both kernels ran with --block-q and --block-kv. Then a dozen option
+ * sets: the header's peaks are the replay's on tpu-v5e and tpu-v4. */
+static void test_attention_bwd_blocks(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.seq_q = o.seq_kv = 256;
+    o.dkv_block_q = 64;
+    o.dq_block_kv = 256;
+    o.jitter = 0;
+    const char *path = gen_file("attn_bwd_blocks", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    const uint64_t K = 1024;
+    CU_ASSERT_EQUAL(p.live[1], 1024 * K);
+    CU_ASSERT_EQUAL(p.live[3], 128 * K);
+    char *text = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    unsigned long long h[3];
+    header_peaks(text, h);
+    CU_ASSERT_EQUAL(h[0], p.live[0]);
+    CU_ASSERT_EQUAL(h[1], p.live[1]);
+    CU_ASSERT_EQUAL(h[2], p.live[3]);
+    CU_ASSERT(strstr(text, " --block-q 128 --block-kv 128 --dkv-block-q 64 --dq-block-kv 256 "
+                           "--dtype bf16 ") != NULL);
+    CU_ASSERT(strstr(text, "(the larger of dkv 688128 and dq 1048576), accumulator 131072 (one "
+                           "result at a time: S or dP 32768 (dkv), 131072 (dq), dK or dV 65536, "
+                           "dQ 65536)\n") != NULL);
+    want_xfers(text, "dma.q", 8 + 2, 8 * 16 * K + 2 * 32 * K);
+    want_xfers(text, "dma.l", 8 + 2, 8 * 32 * K + 2 * 64 * K);
+    want_xfers(text, "dma.k", 2 + 2, 2 * 32 * K + 2 * 64 * K);
+    want_xfers(text, "acc.dv", 8, 8 * 64 * K);
+    want_xfers(text, "acc.dq", 2, 2 * 64 * K);
+    want_xfers(text, "writeback.dk", 2, 2 * 32 * K);
+    want_xfers(text, "writeback.dq", 2, 2 * 32 * K);
+    CU_ASSERT_EQUAL(count_str(text, "\ncompute 13307 name=qk\n"), 8);
+    CU_ASSERT_EQUAL(count_str(text, "\ncompute 53227 name=dq\n"), 2);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * 8 + 3 * 2);
+    free(text);
+
+    /* --causal, 512 x 512: dkv blocks 64 x 256, K/V block 1 from Q block 4 (skip.l 4 x 32
+     * KiB); dq 256 x 64, Q block 0 running K/V blocks 0-3: 12 of 16 each */
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    o.dkv_block_q = 64, o.dkv_block_kv = 256, o.dq_block_q = 256, o.dq_block_kv = 64;
+    text = tu_slurp(gen_file("attn_bwd_blocks_c", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT(strstr(text, "\n# causal: dkv 12 of 16 steps computed, dq 12 of 16, the blocks "
+                           "above the diagonal not computed\n") != NULL);
+    want_xfers(text, "skip.l", 4, 4 * 32 * K);
+    want_xfers(text, "skip.q", 1, 16 * K);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * 12 + 3 * 12);
+    free(text);
+
+    static const struct {
+        uint64_t seq_q, seq_kv, hd, bq, bkv, dkv_q, dkv_kv, dq_q, dq_kv, heads;
+        int causal;
+        const char *dtype;
+    } c[] = {{512, 512, 128, 128, 128, 256, 64, 64, 256, 1, 0, "bf16"},
+             {512, 512, 128, 128, 128, 64, 256, 256, 64, 1, 1, "bf16"},
+             {512, 256, 128, 128, 128, 0, 64, 128, 0, 1, 1, "bf16"},
+             {1024, 1024, 128, 128, 128, 512, 128, 128, 512, 2, 1, "bf16"},
+             {384, 768, 72, 24, 48, 96, 0, 0, 192, 1, 0, "fp32"},
+             {256, 256, 64, 128, 128, 8, 256, 256, 8, 1, 0, "fp32"},
+             {6, 6, 128, 2, 3, 0, 0, 3, 2, 1, 1, "bf16"},
+             {512, 512, 128, 128, 128, 32, 0, 0, 32, 1, 1, "bf16"},
+             {128, 128, 128, 8, 8, 128, 16, 32, 128, 1, 1, "bf16"},
+             {1024, 512, 128, 128, 128, 64, 512, 16, 16, 3, 0, "fp16"},
+             {768, 768, 96, 96, 96, 384, 48, 24, 192, 2, 1, "bf16"},
+             {256, 1024, 128, 64, 64, 256, 128, 32, 256, 1, 0, "fp32"}};
+    static const char *const dev[] = {"tpu-v5e", "tpu-v4"};
+    static const int acc_level[] = {3, 4}; /* after hbm, vmem, smem (and tpu-v4's cmem) */
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        gen_kernel_defaults(&o);
+        o.op = "attention-bwd";
+        o.seq_q = c[i].seq_q, o.seq_kv = c[i].seq_kv, o.head_dim = c[i].hd;
+        o.block_q = c[i].bq, o.block_kv = c[i].bkv, o.heads = c[i].heads;
+        o.dkv_block_q = c[i].dkv_q, o.dkv_block_kv = c[i].dkv_kv;
+        o.dq_block_q = c[i].dq_q, o.dq_block_kv = c[i].dq_kv;
+        o.causal = c[i].causal, o.dtype = c[i].dtype;
+        path = gen_file("attn_bwd_blocks_n", g_kernel, &o);
+        text = tu_slurp(path, NULL);
+        CU_ASSERT_FATAL(text != NULL);
+        header_peaks(text, h);
+        free(text);
+        for (size_t d = 0; d < AM_ARRAY_LEN(dev); d++) {
+            snprintf(cfg, sizeof cfg, "%s/configs/devices/%s.yaml", tu_top(), dev[d]);
+            CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+            CU_ASSERT_EQUAL(h[0], p.live[0]);
+            CU_ASSERT_EQUAL(h[1], p.live[1]);
+            CU_ASSERT_EQUAL(h[2], p.live[acc_level[d]]);
+            if (h[0] != p.live[0] || h[1] != p.live[1] || h[2] != p.live[acc_level[d]])
+                fprintf(stderr, "\n  set %zu on %s: header %llu %llu %llu", i, dev[d], h[0], h[1],
+                        h[2]);
+        }
+    }
+}
+
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
  * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
  * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
@@ -1419,6 +1538,33 @@ static void test_bad_options(void)
         {"kernel --op attention-bwd --causal --seq-q 8192 --seq-kv 8192 --block-q 2 --block-kv "
          "2", "gen kernel: --op attention-bwd: its two kernels come to 2 x 8390656 tile steps, "
          "more than 10^7\n"},
+        /* each kernel's own blocks: checked as --block-q and --block-kv, under their names,
+         * in their kernel; --block-q and --block-kv too when both kernels have their own */
+        {"kernel --op attention --dkv-block-q 64", "gen kernel: --dkv-block-q is an option of "
+         "--op attention-bwd, not of --op attention\n"},
+        {"kernel --dq-block-kv 64", "gen kernel: --dq-block-kv is an option of --op "
+         "attention-bwd, not of --op matmul\n"},
+        {"kernel --op attention-bwd --dkv-block-q 96", "gen kernel: --dkv-block-q 96 does not "
+         "divide --seq-q 1024 (a ragged last block is not modelled)\n"},
+        {"kernel --op attention-bwd --dq-block-kv 2048", "gen kernel: --dq-block-kv 2048 is more "
+         "than --seq-kv 1024\n"},
+        {"kernel --op attention-bwd --block-q 96 --dkv-block-q 128 --dq-block-q 128",
+         "gen kernel: --block-q 96 does not divide --seq-q 1024 (a ragged last block is not "
+         "modelled)\n"},
+        {"kernel --op attention-bwd --causal --seq-q 4 --seq-kv 4 --block-q 2 --block-kv 2 "
+         "--dq-block-q 1", "gen kernel: --causal with --dq-block-q 1: Pallas's kernel computes "
+         "no K/V block of the first row (its test (r + 1) x --dq-block-q - 1 > c x --block-kv "
+         "never holds for it)\n"},
+        {"kernel --op attention-bwd --causal --seq-q 512 --seq-kv 512 --dq-block-kv 1",
+         "gen kernel: --op attention-bwd --causal: --seq-kv 512 is at least --seq-q + "
+         "--dq-block-kv - 1 (512 + 1 - 1): the last K/V block has no row below the diagonal, "
+         "which the trace does not model\n"},
+        {"kernel --op attention-bwd --seq-q 65536 --seq-kv 65536 --dq-block-q 8 --dq-block-kv "
+         "32", "gen kernel: --heads x (--seq-q / --dq-block-q) x (--seq-kv / --dq-block-kv) is "
+         "16777216 tile steps, more than 10^7\n"},
+        {"kernel --op attention-bwd --seq-q 65536 --seq-kv 65536 --dkv-block-q 16 "
+         "--dkv-block-kv 32 --dq-block-q 32 --dq-block-kv 32", "gen kernel: --op attention-bwd: "
+         "its two kernels come to 8388608 (dkv) + 4194304 (dq) tile steps, more than 10^7\n"},
         /* hbm: the forward's four arrays at 2^61 bytes pass, the backward's eleven do not */
         {"kernel --op attention-bwd --seq-q 268435456 --seq-kv 268435456 --head-dim 1073741824 "
          "--block-q 262144 --block-kv 262144", "gen kernel: Q, K, V, O, dO, dQ, dK, dV, l, m and "
@@ -1603,6 +1749,8 @@ void suite_gen(void)
               test_attention_bwd_buffers},
              {"attention backward --causal: the kernels' skipping, copies and peaks",
               test_attention_bwd_causal},
+             {"gen kernel --op attention-bwd: each kernel's own blocks, peaks",
+              test_attention_bwd_blocks},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
