@@ -79,7 +79,7 @@ help:
 # `make valgrind-run` runs `make run` under valgrind memcheck (status 9 on any error or leak).
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS := native csv pickle bin config
+FUZZ_TARGETS := native csv pickle bin config run
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
 FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN)
 FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1

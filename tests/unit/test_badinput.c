@@ -4,7 +4,7 @@
  * Also: --lenient turning an unknown free into a counted warning, failing runs leaving no output
  * or temporary behind, --check on the shipped traces and on a deliberately broken policy, an
  * interrupted run (SIGTERM) removing its temporaries, and the fuzzers' regression inputs
- * (tests/fuzz/regress/) replayed through the readers in-process.
+ * (tests/fuzz/regress/) replayed through the readers, or a whole run, in-process.
  *
  * Trace cases run with the small config BI_CFG_TEXT (levels hbm and host, one link host <-> hbm).
  * In the expected messages "@" stands for the path of the file the case wrote. */
@@ -23,7 +23,9 @@
 #include "../../models/alloc.h"
 #include "../../sim/config.h"
 #include "../../sim/engine.h"
+#include "../../sim/run.h"
 #include "../../sim/trace.h"
+#include "../fuzz/fuzz_run_configs.h"
 #include "testutil.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
@@ -4910,9 +4912,45 @@ static void report_bad_table(void)
 
 /* ---- fuzzer regressions ---------------------------------------------------------------------- */
 
-/* Every file under tests/fuzz/regress/ went through a reader once and crashed it. Replay each
- * in-process (so `make asan` checks memory): a config (*.yaml) through cfg_load, anything else
- * through trace_open + trace_next to the end; each must end cleanly or with a message. */
+/* A run-* input of fuzz_run (tests/fuzz/fuzz_run.c): its config and trace (fz_split) run
+ * through run_once as the harness runs them, --check and every output on /dev/null; the run
+ * must end cleanly or with an input error, never an internal one (a broken invariant). */
+static void fuzz_replay_run(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+    static uint8_t data[1 << 16];
+    size_t size = fread(data, 1, sizeof data, f);
+    fclose(f);
+    CU_ASSERT_FATAL(size >= 1);
+    size_t ci, nbody;
+    int lenient;
+    const char *head, *body;
+    fz_split(data, size, &ci, &lenient, &head, &body, &nbody);
+    const char *cfg = tu_write("fuzz_run.yaml", fz_configs[ci]);
+    static char text[(1 << 16) + 32];
+    size_t nh = strlen(head);
+    memcpy(text, head, nh);
+    memcpy(text + nh, body, nbody);
+    const char *tr = bi_write("fuzz_run.trace", text, nh + nbody);
+    FILE *devnull = fopen("/dev/null", "w");
+    run_spec sp = {.config = cfg, .trace = tr, .check = 1, .lenient = lenient,
+                   .json = "/dev/null", .placements = "/dev/null", .log = "/dev/null",
+                   .text = devnull, .chrome_trace = "/dev/null",
+                   .pytorch_snapshot = "/dev/null"};
+    am_error err = {0};
+    if (run_once(&sp, NULL, NULL, NULL, &err) != 0) {
+        if (err.status == AM_EINTERNAL)
+            fprintf(stderr, "%s: %s\n", path, err.msg);
+        CU_ASSERT(err.msg[0] != 0 && err.status != AM_OK && err.status != AM_EINTERNAL);
+    }
+    fclose(devnull);
+}
+
+/* Every file under tests/fuzz/regress/ went through a reader or a run once and crashed it.
+ * Replay each in-process (so `make asan` checks memory): a config (*.yaml) through cfg_load,
+ * a run-* input of fuzz_run through run_once (fuzz_replay_run), anything else through
+ * trace_open + trace_next to the end; each must end cleanly or with a message. */
 static void fuzz_regressions(void)
 {
     char dirpath[1024];
@@ -4929,7 +4967,9 @@ static void fuzz_regressions(void)
         snprintf(path, sizeof path, "%s/%s", dirpath, e->d_name);
         am_error err = {0};
         size_t nl = strlen(e->d_name);
-        if (nl > 5 && strcmp(e->d_name + nl - 5, ".yaml") == 0) {
+        if (strncmp(e->d_name, "run-", 4) == 0) {
+            fuzz_replay_run(path);
+        } else if (nl > 5 && strcmp(e->d_name + nl - 5, ".yaml") == 0) {
             am_config *cfg = NULL;
             if (cfg_load(&cfg, path, NULL, 0, &err) == 0) {
                 FILE *devnull = fopen("/dev/null", "w");
