@@ -79,7 +79,8 @@
  *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks), with
  *   causal=True's block skipping (attn_runs) and the softmax's VPU time (ATTN_SOFTMAX_OPS) as
  *   options; with op "attention-bwd" the backward's two kernels, dkv then dq (see
- *   gen_attention_bwd, and attention_bwd_check for its closed-form peaks). */
+ *   gen_attention_bwd, and attention_bwd_check for its closed-form peaks). Both take a batch
+ *   (--batch, as an outer loop over the heads'), the forward also Pallas's block_b. */
 #include "gen.h"
 #include "units.h"
 
@@ -1464,9 +1465,11 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
  * S = Q K^T goes to the accumulator, P (the softmax part, exp(S - m) in the dtype) back to
  * vmem, then P V is added into the block's fp32 output accumulator. m and l (the running
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
- * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (head, Q block, K/V
- * block); stream 1 loads step s+1 (with the Q tile when s+1 starts a Q block) into the other
- * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is charged
+ * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (batch group, head,
+ * Q block, K/V block), Pallas's grid: each tile holds --block-b batch elements, whose bodies
+ * run one after the other within the step (attention_check_named's sizes); stream 1 loads
+ * step s+1 (with the Q tile when s+1 starts a Q block) into the other buffers while step s
+ * computes, as gen_kernel does. The softmax's elementwise work is charged
  * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
  *
  * With --causal the K/V blocks above the diagonal (attn_runs) are neither fetched nor
@@ -1590,7 +1593,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
                     "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
                     "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
-                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
+                    "--vpu-tflops, or lower --batch, --heads, --seq-q, --seq-kv or --head-dim",
+                    err);
 }
 
 /* ==== kernel --op attention-bwd ==== */
@@ -2107,5 +2111,6 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
                     "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
                     "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
-                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
+                    "--vpu-tflops, or lower --batch, --heads, --seq-q, --seq-kv or --head-dim",
+                    err);
 }
