@@ -92,6 +92,8 @@ static const gen_opt kernel_opts[] = {
     {"dq-block-q", GO_U64, KO(dq_block_q), "tokens", "attention-bwd: dq kernel's Q block, 0: --block-q"},
     {"dq-block-kv", GO_U64, KO(dq_block_kv), "tokens", "attention-bwd: dq's K/V block, 0: --block-kv"},
     {"heads", GO_U64, KO(heads), "", "attention: heads, one after the other"},
+    {"batch", GO_U64, KO(batch), "", "attention: batch elements, one after the other"},
+    {"block-b", GO_U64, KO(block_b), "", "attention: batch elements a tile (divides --batch)"},
     {"causal", GO_FLAG, KO(causal), "", "attention: causal mask, K/V blocks above it skipped"},
     {"vpu-tflops", GO_DBL, KO(vpu_tflops), "TFLOP/s", "attention: softmax's VPU rate (0: not charged)"},
     {"dtype", GO_STR, KO(dtype), "", "fp32 | bf16 | fp16 (A, B, C or Q, K, V, O; acc. fp32)"},
@@ -104,17 +106,22 @@ static const gen_opt kernel_opts[] = {
 
 /* The kernel options of one --op: given with the other op they are a usage error, not options
  * silently ignored. The others (--op, --dtype, --tflops, ...) belong to both. "attention"
- * names both attention ops, forward and backward (op_family); "attention-bwd" the backward
- * alone (each of its kernels' own block sizes). */
+ * names both attention ops, forward and backward (op_family), unless only is set: then the
+ * forward alone (--block-b: Pallas's backward kernels take one batch element a step);
+ * "attention-bwd" the backward alone (each of its kernels' own block sizes). */
 static const struct op_opt {
     const char *name, *op;
-} op_opts[] = {{"m", "matmul"},          {"n", "matmul"},         {"k", "matmul"},
-               {"tm", "matmul"},         {"tn", "matmul"},        {"tk", "matmul"},
-               {"seq-q", "attention"},   {"seq-kv", "attention"}, {"head-dim", "attention"},
-               {"block-q", "attention"}, {"block-kv", "attention"}, {"heads", "attention"},
-               {"causal", "attention"},  {"vpu-tflops", "attention"},
-               {"dkv-block-q", "attention-bwd"}, {"dkv-block-kv", "attention-bwd"},
-               {"dq-block-q", "attention-bwd"},  {"dq-block-kv", "attention-bwd"}};
+    int only; /* op exactly, not its family */
+} op_opts[] = {{"m", "matmul", 0},          {"n", "matmul", 0},
+               {"k", "matmul", 0},          {"tm", "matmul", 0},
+               {"tn", "matmul", 0},         {"tk", "matmul", 0},
+               {"seq-q", "attention", 0},   {"seq-kv", "attention", 0},
+               {"head-dim", "attention", 0}, {"block-q", "attention", 0},
+               {"block-kv", "attention", 0}, {"heads", "attention", 0},
+               {"causal", "attention", 0},  {"vpu-tflops", "attention", 0},
+               {"batch", "attention", 0},   {"block-b", "attention", 1},
+               {"dkv-block-q", "attention-bwd", 0}, {"dkv-block-kv", "attention-bwd", 0},
+               {"dq-block-q", "attention-bwd", 0},  {"dq-block-kv", "attention-bwd", 0}};
 
 /* The family of options --op OP takes: attention-bwd takes the forward's. */
 static const char *op_family(const char *op)
@@ -122,14 +129,18 @@ static const char *op_family(const char *op)
     return strcmp(op, "attention-bwd") ? op : "attention";
 }
 
-/* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds). */
-static const char *op_of(const char *kind, const char *name)
+/* The --op option NAME of kind KIND belongs to, or NULL for every op (and other kinds); *only
+ * set when it is that op's alone, not its family's. */
+static const char *op_of(const char *kind, const char *name, int *only)
 {
+    *only = 0;
     if (strcmp(kind, "kernel"))
         return NULL;
     for (size_t k = 0; k < AM_ARRAY_LEN(op_opts); k++)
-        if (!strcmp(op_opts[k].name, name))
+        if (!strcmp(op_opts[k].name, name)) {
+            *only = op_opts[k].only;
             return op_opts[k].op;
+        }
     return NULL;
 }
 
@@ -239,19 +250,21 @@ static const char *gen_limits(const char *kind)
     return "ranges: dimensions and tiles 1 or more; --tflops above 0; --mfu above 0, at most\n"
            "  1; --jitter 0 to 0.5; at most 10^7 tile steps; A, B, C and an accumulator tile\n"
            "  at most 4 EiB (2^62 bytes); every duration and their sum below 2^63 ps (about\n"
-           "  107 days). attention: --heads 1 to 2^24; --block-q at most --seq-q and dividing\n"
-           "  it, --block-kv the same for --seq-kv (no ragged last block); at most 10^7 steps\n"
-           "  (--heads x Q blocks x K/V blocks; with --causal those computed); Q, K, V, O,\n"
-           "  their sum (hbm's peak) and the tiles at most 4 EiB; --vpu-tflops 0 (softmax not\n"
-           "  charged) or above; --causal not with --block-q 1. attention-bwd: the same, its\n"
+           "  107 days). attention: --heads, --batch 1 to 2^24; --block-q at most --seq-q and\n"
+           "  dividing it, --block-kv the same for --seq-kv, --block-b for --batch (no ragged\n"
+           "  last block); at most 10^7 steps (--batch x --heads x Q blocks x K/V blocks, each\n"
+           "  batch element's counted; with --causal those computed); Q, K, V, O, their sum\n"
+           "  (hbm's peak) and the tiles at most 4 EiB; --vpu-tflops 0 (softmax not charged)\n"
+           "  or above; --causal not with --block-q 1. attention-bwd: the same, its\n"
            "  two kernels' steps together at most 10^7, Q, K, V, O, dO, dQ, dK, dV, l, m, di\n"
            "  together (hbm's peak) at most 4 EiB; --causal not with --seq-kv at least --seq-q\n"
            "  + --block-kv - 1 (a K/V block with no row below the diagonal). Its kernels' own\n"
            "  blocks (--dkv-block-q ... --dq-block-kv; 0: --block-q or --block-kv, as until\n"
            "  2026-11-28) are checked as --block-q and --block-kv, each in its kernel.\n"
            "  The matmul's options (--m ... --tk) are refused with --op attention and\n"
-           "  attention-bwd, the attention's (--seq-q ... --vpu-tflops) with --op matmul, and\n"
-           "  the backward's own blocks with --op matmul and attention";
+           "  attention-bwd, the attention's (--seq-q ... --vpu-tflops) with --op matmul,\n"
+           "  --block-b with attention-bwd (Pallas's backward kernels take one batch element\n"
+           "  a step), and the backward's own blocks with --op matmul and attention";
 }
 
 static void gen_usage(FILE *f, const char *kind, const gen_opt *t, const void *defs)
@@ -403,8 +416,9 @@ static int gen_parse(int argc, char **argv, const char *kind, const gen_opt *tab
         op = NULL; /* an unknown op is the generator's error ("expected matmul, attention ..."),
                     * not the options' */
     for (int k = 0; op && table[k].name; k++) {
-        const char *of = op_of(kind, table[k].name);
-        if (given[k] && of && strcmp(of, op_family(op)) && strcmp(of, op)) {
+        int only;
+        const char *of = op_of(kind, table[k].name, &only);
+        if (given[k] && of && (only || strcmp(of, op_family(op))) && strcmp(of, op)) {
             am_msg("amsim gen %s: --%s is an option of --op %s, not of --op %s\n", kind,
                    table[k].name, of, op);
             return 1;

@@ -79,7 +79,8 @@
  *   and streams instead (see gen_attention, and attn_sizes for its closed-form peaks), with
  *   causal=True's block skipping (attn_runs) and the softmax's VPU time (ATTN_SOFTMAX_OPS) as
  *   options; with op "attention-bwd" the backward's two kernels, dkv then dq (see
- *   gen_attention_bwd, and attention_bwd_check for its closed-form peaks). */
+ *   gen_attention_bwd, and attention_bwd_check for its closed-form peaks). Both take a batch
+ *   (--batch, as an outer loop over the heads'), the forward also Pallas's block_b. */
 #include "gen.h"
 #include "units.h"
 
@@ -389,7 +390,8 @@ static const struct g_range {
     {"kernel", "tk", 1, UINT64_MAX},            {"kernel", "seq-q", 1, UINT64_MAX},
     {"kernel", "seq-kv", 1, UINT64_MAX},        {"kernel", "head-dim", 1, UINT64_MAX},
     {"kernel", "block-q", 1, UINT64_MAX},       {"kernel", "block-kv", 1, UINT64_MAX},
-    {"kernel", "heads", 1, G_MAX_WIDTH}};
+    {"kernel", "heads", 1, G_MAX_WIDTH},        {"kernel", "batch", 1, G_MAX_WIDTH},
+    {"kernel", "block-b", 1, G_MAX_WIDTH}};
 
 static const struct g_range *g_range_of(const char *kind, const char *opt)
 {
@@ -1076,8 +1078,8 @@ void gen_kernel_defaults(gen_kernel_opts *o)
     *o = (gen_kernel_opts){.op = "matmul", .m = 1024, .n = 1024, .k = 1024, .tm = 128,
                            .tn = 128, .tk = 128, .seq_q = 1024, .seq_kv = 1024,
                            .head_dim = 128, .block_q = 128, .block_kv = 128, .heads = 1,
-                           .dtype = "bf16", .tflops = 197.0, .mfu = 0.8, .jitter = 0.02,
-                           .seed = 1};
+                           .batch = 1, .block_b = 1, .dtype = "bf16", .tflops = 197.0,
+                           .mfu = 0.8, .jitter = 0.02, .seed = 1};
 }
 
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err);
@@ -1137,9 +1139,10 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
         return am_fail(err, AM_EINPUT, "gen kernel: --op '%s' (expected matmul, attention or "
                        "attention-bwd)", o->op);
     /* the command line refuses them first (cmd_gen.c, op_opts); a caller of gen_kernel too */
-    if (o->causal || o->vpu_tflops != 0)
+    if (o->causal || o->vpu_tflops != 0 || o->batch != 1 || o->block_b != 1)
         return am_fail(err, AM_EINPUT, "gen kernel: --%s is an option of --op attention, not of "
-                       "--op matmul", o->causal ? "causal" : "vpu-tflops");
+                       "--op matmul", o->causal ? "causal" : o->vpu_tflops != 0 ? "vpu-tflops"
+                       : o->batch != 1 ? "batch" : "block-b");
     uint64_t t[3];
     if (kernel_check(o, t, err))
         return -1;
@@ -1231,12 +1234,14 @@ int gen_kernel(const gen_kernel_opts *o, FILE *f, am_error *err)
 
 /* The sizes of an attention kernel's buffers, bytes, and its step counts (see gen_attention). */
 typedef struct attn_sizes {
-    uint64_t q_tile, kv_tile;    /* block_q x head_dim, block_kv x head_dim elements x d */
+    uint64_t q_tile, kv_tile;    /* block_b x block_q (block_kv) x head_dim elements x d */
+    uint64_t q_one, kv_one;      /* one batch element's share of a tile (the MXU's operands) */
     uint64_t p_tile;             /* P = softmax part of S, block_q x block_kv x d */
-    uint64_t stat;               /* m or l: block_q fp32 words padded to (8, 128) tiles */
-    uint64_t acc, scores;        /* fp32: the output accumulator, the score tile S */
-    uint64_t qo, kv;             /* Q or O, K or V: heads x seq x head_dim elements x d */
+    uint64_t stat;               /* m or l: block_b x block_q fp32 words padded to (8, 128) */
+    uint64_t acc, scores;        /* fp32: the block_b output accumulators, one score tile S */
+    uint64_t qo, kv;             /* Q or O, K or V: batch x heads x seq x head_dim x d */
     uint64_t hbm, vmem, accum;   /* peak live bytes per level, closed form */
+    uint64_t units;              /* the grid's outer axes: batch / block_b x heads */
     uint64_t nq, nkv;            /* Q blocks per head, K/V blocks per Q block */
     uint64_t steps;              /* K/V steps computed, all heads (--causal skips some) */
 } attn_sizes;
@@ -1306,8 +1311,11 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
     ck_u64(&c, bq_name, o->block_q);
     ck_u64(&c, bkv_name, o->block_kv);
     ck_u64(&c, "heads", o->heads);
+    ck_u64(&c, "batch", o->batch);
+    ck_u64(&c, "block-b", o->block_b);
     ck_block(&c, bq_name, o->block_q, "seq-q", o->seq_q);
     ck_block(&c, bkv_name, o->block_kv, "seq-kv", o->seq_kv);
+    ck_block(&c, "block-b", o->block_b, "batch", o->batch);
     ck_kernel_common(&c, o);
     ck_real(&c, "vpu-tflops", o->vpu_tflops, not_negative(o->vpu_tflops), "0 (not charged) or "
             "above");
@@ -1320,34 +1328,52 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
                        "computes no K/V block of the first row (its test (r + 1) x --%s - 1 "
                        "> c x --%s never holds for it)", bq_name, bq_name, bkv_name);
     uint64_t d = gen_dtype_bytes(o->dtype), bq = o->block_q, bkv = o->block_kv;
-    uint64_t hd = o->head_dim;
+    uint64_t hd = o->head_dim, bb = o->block_b;
+    /* batch and heads at most 2^24 each: their products below are exact */
+    uint64_t bh = o->batch * o->heads;
+    z->units = o->batch / bb * o->heads;
     z->nq = o->seq_q / bq;
     z->nkv = o->seq_kv / bkv;
-    uint64_t qo = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), hd), d);
-    if (ck_bytes(&c, qo, "Q or O (--heads x --seq-q x --head-dim x the dtype's bytes)"))
+    /* the messages name --batch only where it is given, as until 2026-11-28 */
+    const char *xb = o->batch != 1 ? "--batch x " : "";
+    char what[160];
+    uint64_t qo = ck_mul(&c, ck_mul(&c, ck_mul(&c, bh, o->seq_q), hd), d);
+    snprintf(what, sizeof what, "Q or O (%s--heads x --seq-q x --head-dim x the dtype's bytes)",
+             xb);
+    if (ck_bytes(&c, qo, what))
         return -1;
-    uint64_t kv = ck_mul(&c, ck_mul(&c, ck_mul(&c, o->heads, o->seq_kv), hd), d);
-    if (ck_bytes(&c, kv, "K or V (--heads x --seq-kv x --head-dim x the dtype's bytes)"))
+    uint64_t kv = ck_mul(&c, ck_mul(&c, ck_mul(&c, bh, o->seq_kv), hd), d);
+    snprintf(what, sizeof what, "K or V (%s--heads x --seq-kv x --head-dim x the dtype's bytes)",
+             xb);
+    if (ck_bytes(&c, kv, what))
         return -1;
     z->qo = qo;
     z->kv = kv;
     z->hbm = ck_add(&c, ck_mul(&c, qo, 2), ck_mul(&c, kv, 2));
-    if (ck_bytes(&c, z->hbm, "Q, K, V and O together on hbm (2 x --heads x (--seq-q + "
-                 "--seq-kv) x --head-dim x the dtype's bytes)"))
+    snprintf(what, sizeof what, "Q, K, V and O together on hbm (2 x %s--heads x (--seq-q + "
+             "--seq-kv) x --head-dim x the dtype's bytes)", xb);
+    if (ck_bytes(&c, z->hbm, what))
         return -1;
-    /* the block sizes divide the sequences, so every tile below is within Q's or K's bytes */
-    z->q_tile = bq * hd * d;
-    z->kv_tile = bkv * hd * d;
-    z->acc = bq * hd * 4;
+    /* the block sizes divide the sequences and the batch, so every tile below is within Q's
+     * or K's bytes: a tile holds block_b batch elements (Pallas's block shapes (block_b, 1,
+     * block_q, head_dim)), the MXU takes one at a time (q_one, kv_one: gen_attention) */
+    z->q_one = bq * hd * d;
+    z->kv_one = bkv * hd * d;
+    z->q_tile = bb * z->q_one;
+    z->kv_tile = bb * z->kv_one;
+    z->acc = bb * bq * hd * 4;
     z->scores = ck_mul(&c, ck_mul(&c, bq, bkv), 4);
     z->p_tile = ck_mul(&c, ck_mul(&c, bq, bkv), d);
     /* m and l are (block_q, 1) fp32 arrays, padded as every VMEM array to whole (8, 128) tiles
-     * of 32-bit words (hardware.md): ceil(block_q / 8) tiles of 4 KiB each */
-    z->stat = ck_mul(&c, ceil_div(bq, 8), 8 * 128 * 4);
+     * of 32-bit words (hardware.md): ceil(block_q / 8) tiles of 4 KiB each, block_b of them */
+    z->stat = ck_mul(&c, ck_mul(&c, ceil_div(bq, 8), 8 * 128 * 4), bb);
     z->accum = ck_add(&c, z->acc, z->scores);
-    char what[128];
-    snprintf(what, sizeof what, "the accumulator tiles (--%s x (--head-dim + --%s) x 4 bytes)",
-             bq_name, bkv_name);
+    if (bb == 1)
+        snprintf(what, sizeof what, "the accumulator tiles (--%s x (--head-dim + --%s) x 4 "
+                 "bytes)", bq_name, bkv_name);
+    else
+        snprintf(what, sizeof what, "the accumulator tiles (--%s x (--block-b x --head-dim + "
+                 "--%s) x 4 bytes)", bq_name, bkv_name);
     if (ck_bytes(&c, z->accum, what))
         return -1;
     /* two Q, K, V and output tiles, one P tile, m and l */
@@ -1356,13 +1382,15 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
     z->vmem = ck_add(&c, ck_add(&c, v, z->p_tile), ck_mul(&c, z->stat, 2));
     if (ck_bytes(&c, z->vmem, "the vmem tiles (Q, K, V and O tiles twice, P, m and l)"))
         return -1;
+    /* the cap counts a step once per batch element (bh): each is a body of the trace's, in a
+     * tile of block_b of them or not */
     if (!o->causal) {
-        double steps = (double)o->heads * (double)z->nq * (double)z->nkv;
+        double steps = (double)bh * (double)z->nq * (double)z->nkv;
         if (steps > 1e7)
-            return am_fail(err, AM_EINPUT, "gen kernel: --heads x (--seq-q / --%s) x "
-                           "(--seq-kv / --%s) is %.0f tile steps, more than 10^7", bq_name,
+            return am_fail(err, AM_EINPUT, "gen kernel: %s--heads x (--seq-q / --%s) x "
+                           "(--seq-kv / --%s) is %.0f tile steps, more than 10^7", xb, bq_name,
                            bkv_name, steps);
-        z->steps = o->heads * z->nq * z->nkv;
+        z->steps = z->units * z->nq * z->nkv;
         return 0;
     }
     /* every Q block computes at least block 0 (--block-q 1 refused above), so this sum stops
@@ -1370,11 +1398,11 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
     uint64_t per_head = 0;
     for (uint64_t r = 0; r < z->nq; r++) {
         per_head += attn_runs(o, z, r);
-        if ((double)per_head * (double)o->heads > 1e7)
-            return am_fail(err, AM_EINPUT, "gen kernel: --causal: --heads x the K/V blocks on or "
-                           "below the diagonal come to more than 10^7 tile steps");
+        if ((double)per_head * (double)bh > 1e7)
+            return am_fail(err, AM_EINPUT, "gen kernel: --causal: %s--heads x the K/V blocks on "
+                           "or below the diagonal come to more than 10^7 tile steps", xb);
     }
-    z->steps = o->heads * per_head;
+    z->steps = z->units * per_head;
     return 0;
 }
 
@@ -1389,11 +1417,16 @@ static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *
                                  const char *more)
 {
     char tf[32], mf[32], ji[32];
-    fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64 " --seq-q %" PRIu64 " --seq-kv %"
-            PRIu64 " --head-dim %" PRIu64 " --block-q %" PRIu64 " --block-kv %" PRIu64 "%s%s "
-            "--dtype %s --tflops %s --mfu %s", op, o->heads, o->seq_q, o->seq_kv, o->head_dim,
-            o->block_q, o->block_kv, more, o->causal ? " --causal" : "", o->dtype,
-            g_real(tf, o->tflops), g_real(mf, o->mfu));
+    fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64, op, o->heads);
+    /* absent at 1, so traces without them keep their bytes */
+    if (o->batch != 1)
+        fprintf(f, " --batch %" PRIu64, o->batch);
+    if (o->block_b != 1)
+        fprintf(f, " --block-b %" PRIu64, o->block_b);
+    fprintf(f, " --seq-q %" PRIu64 " --seq-kv %" PRIu64 " --head-dim %" PRIu64 " --block-q %"
+            PRIu64 " --block-kv %" PRIu64 "%s%s --dtype %s --tflops %s --mfu %s", o->seq_q,
+            o->seq_kv, o->head_dim, o->block_q, o->block_kv, more, o->causal ? " --causal" : "",
+            o->dtype, g_real(tf, o->tflops), g_real(mf, o->mfu));
     if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
         fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
     fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
@@ -1419,8 +1452,8 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
                    uint64_t vp, double flops, double ops_per_score, const char *s_name)
 {
     uint64_t S = g_alloc(g, a->scores, "accumulator", 0, "%s", s_name);
-    g_xfer(g, "vmem", "accumulator", a->q_tile, 0, q, S, "mxu.q");
-    g_xfer(g, "vmem", "accumulator", a->kv_tile, 0, k, S, "mxu.k");
+    g_xfer(g, "vmem", "accumulator", a->q_one, 0, q, S, "mxu.q");
+    g_xfer(g, "vmem", "accumulator", a->kv_one, 0, k, S, "mxu.k");
     g_compute(g, g_flops_ps(g, flops), 0, "qk");
     attn_vpu(g, o, ops_per_score * (double)o->block_q * (double)o->block_kv, "softmax");
     g_xfer(g, "accumulator", "vmem", a->p_tile, 0, S, vp, "softmax.p");
@@ -1432,9 +1465,11 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
  * S = Q K^T goes to the accumulator, P (the softmax part, exp(S - m) in the dtype) back to
  * vmem, then P V is added into the block's fp32 output accumulator. m and l (the running
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
- * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (head, Q block, K/V
- * block); stream 1 loads step s+1 (with the Q tile when s+1 starts a Q block) into the other
- * buffers while step s computes, as gen_kernel does. The softmax's elementwise work is charged
+ * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (batch group, head,
+ * Q block, K/V block), Pallas's grid: each tile holds --block-b batch elements, whose bodies
+ * run one after the other within the step (attention_check_named's sizes); stream 1 loads
+ * step s+1 (with the Q tile when s+1 starts a Q block) into the other buffers while step s
+ * computes, as gen_kernel does. The softmax's elementwise work is charged
  * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
  *
  * With --causal the K/V blocks above the diagonal (attn_runs) are neither fetched nor
@@ -1462,9 +1497,13 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
             PRIu64 ")\n", z.hbm, z.vmem, z.q_tile, z.kv_tile, z.kv_tile, z.q_tile, z.p_tile,
             z.stat, z.accum, z.acc, z.scores);
+    if (o->block_b != 1)
+        fprintf(f, "# block-b %" PRIu64 ": %" PRIu64 " batch elements a tile, one after the other "
+                "on the MXU (one S at a time, %" PRIu64 " output accumulators)\n", o->block_b,
+                o->block_b, o->block_b);
     if (o->causal)
         fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " K/V steps computed, the blocks above the "
-                "diagonal neither fetched nor computed\n", steps, o->heads * z.nq * z.nkv);
+                "diagonal neither fetched nor computed\n", steps, z.units * z.nq * z.nkv);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     uint64_t Q = g_alloc(&g, z.qo, "hbm", 0, "Q");
     uint64_t K = g_alloc(&g, z.kv, "hbm", 0, "K");
@@ -1514,10 +1553,14 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
         g_wait(&g, ev_load[slot], 0);
         if (ev_kept)
             ev_load[slot] = ev_kept;
-        attn_p(&g, o, &z, vq[qs], vk[slot], vp, flops, ATTN_SOFTMAX_OPS, "scores");
-        g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
-        g_xfer(&g, "vmem", "accumulator", z.kv_tile, 0, vv[slot], acc, "mxu.v");
-        g_compute(&g, g_flops_ps(&g, flops), 0, "pv");
+        /* Pallas's kernel body runs once per batch element of the tile, a Python loop over
+         * block_b (_flash_attention_kernel), each with 2-D dots: not one batched matmul */
+        for (uint64_t e = 0; e < o->block_b; e++) {
+            attn_p(&g, o, &z, vq[qs], vk[slot], vp, flops, ATTN_SOFTMAX_OPS, "scores");
+            g_xfer(&g, "vmem", "accumulator", z.p_tile, 0, vp, acc, "mxu.p");
+            g_xfer(&g, "vmem", "accumulator", z.kv_one, 0, vv[slot], acc, "mxu.v");
+            g_compute(&g, g_flops_ps(&g, flops), 0, "pv");
+        }
         ev_comp_prev = g_record(&g, 0);
         if (last) { /* Q block done: O = acc / l, accumulator -> vmem -> hbm */
             if (blk >= 2)
@@ -1550,7 +1593,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
     return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
                     "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
                     "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
-                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
+                    "--vpu-tflops, or lower --batch, --heads, --seq-q, --seq-kv or --head-dim",
+                    err);
 }
 
 /* ==== kernel --op attention-bwd ==== */
@@ -1569,7 +1613,7 @@ typedef struct bwd_kernel {
 /* The backward's sizes: each kernel's, and what they share. */
 typedef struct bwd_sizes {
     bwd_kernel dkv, dq;
-    uint64_t lm;     /* l, m or di on hbm: heads x seq_q x 128 fp32 words */
+    uint64_t lm;     /* l, m or di on hbm: batch x heads x seq_q x 128 fp32 words */
     uint64_t hbm;    /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
     uint64_t vmem;   /* the larger kernel's vmem peak */
     uint64_t accum;  /* the accumulator's peak: the larger kernel's */
@@ -1679,6 +1723,11 @@ static int bwd_causal_check(const gen_kernel_opts *k, const gen_kernel_opts *o, 
  * buffers within 4 EiB and its two kernels' steps together at most 10^7. */
 static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error *err)
 {
+    /* the command line refuses it first (cmd_gen.c, op_opts); a caller of gen_kernel too */
+    if (o->block_b != 1)
+        return am_fail(err, AM_EINPUT, "gen kernel: --block-b is an option of --op attention, "
+                       "not of --op attention-bwd (Pallas's backward kernels take one batch "
+                       "element a step)");
     gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
     if (bwd_kernel_check(&kd, o, 0, &z->dkv, err) || bwd_kernel_check(&kq, o, 1, &z->dq, err))
         return -1;
@@ -1700,12 +1749,16 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
                        "%" PRIu64 " (dkv) + %" PRIu64 " (dq) tile steps, more than 10^7", sd, sq);
     if (bwd_causal_check(&kd, o, 0, err) || bwd_causal_check(&kq, o, 1, err))
         return -1;
-    z->lm = ck_mul(&c, ck_mul(&c, o->heads, o->seq_q), 128 * 4);
+    /* batch x heads at most 2^48 (each at most 2^24): exact */
+    z->lm = ck_mul(&c, ck_mul(&c, o->batch * o->heads, o->seq_q), 128 * 4);
     z->hbm = ck_add(&c, ck_add(&c, ck_mul(&c, a->qo, 4), ck_mul(&c, a->kv, 4)),
                     ck_mul(&c, z->lm, 3));
-    if (ck_bytes(&c, z->hbm, "Q, K, V, O, dO, dQ, dK, dV, l, m and di together on hbm (4 x "
-                 "--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x --heads "
-                 "x --seq-q x 512)"))
+    const char *xb = o->batch != 1 ? "--batch x " : ""; /* as attention_check_named's */
+    char what[200];
+    snprintf(what, sizeof what, "Q, K, V, O, dO, dQ, dK, dV, l, m and di together on hbm (4 x "
+             "%s--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x %s--heads "
+             "x --seq-q x 512)", xb, xb);
+    if (ck_bytes(&c, z->hbm, what))
         return -1;
     z->vmem = AM_MAX(z->dkv.vmem, z->dq.vmem);
     if (ck_bytes(&c, z->vmem, "the backward's vmem tiles"))
@@ -2031,11 +2084,11 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     bwd_header(f, o, &kd, &kq, &z);
     if (o->causal && same)
         fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " steps computed per kernel, the blocks "
-                "above the diagonal not computed\n", a->steps, o->heads * a->nq * a->nkv);
+                "above the diagonal not computed\n", a->steps, a->units * a->nq * a->nkv);
     else if (o->causal)
         fprintf(f, "# causal: dkv %" PRIu64 " of %" PRIu64 " steps computed, dq %" PRIu64 " of %"
                 PRIu64 ", the blocks above the diagonal not computed\n", a->steps,
-                o->heads * a->nq * a->nkv, q->steps, o->heads * q->nq * q->nkv);
+                a->units * a->nq * a->nkv, q->steps, q->units * q->nq * q->nkv);
     fputs("# streams: 0 MXU compute, 1 DMA hbm->vmem (prefetch), 2 DMA vmem->hbm (writeback)\n", f);
     bwd_hbm h;
     h.Q = g_alloc(&g, a->qo, "hbm", 0, "Q");
@@ -2058,5 +2111,6 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     return g_finish(&g, "gen kernel", "raise --tflops, --mfu or --vpu-tflops, or lower --seq-q, "
                     "--seq-kv or --head-dim", "the compute durations add up to 2^63 ps (about "
                     "107 days) or more, past what a run can simulate: raise --tflops, --mfu or "
-                    "--vpu-tflops, or lower --heads, --seq-q, --seq-kv or --head-dim", err);
+                    "--vpu-tflops, or lower --batch, --heads, --seq-q, --seq-kv or --head-dim",
+                    err);
 }

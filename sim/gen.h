@@ -92,6 +92,8 @@ typedef struct gen_kernel_opts {
     uint64_t dkv_block_q, dkv_block_kv; /* attention-bwd: the dkv kernel's blocks, 0 = the above */
     uint64_t dq_block_q, dq_block_kv;   /* attention-bwd: the dq kernel's blocks, 0 = the above */
     uint64_t heads;              /* attention: heads, one after the other */
+    uint64_t batch;              /* attention: batch elements, one after the other */
+    uint64_t block_b;            /* attention: batch elements a forward tile (Pallas's block_b) */
     int causal;                  /* attention: a decoder's causal mask, blocks above it skipped */
     double vpu_tflops;           /* attention: VPU rate charged for the softmax, 0 = not charged */
     const char *dtype;           /* A, B and C (Q, K, V and O); the accumulator is fp32 */

@@ -981,6 +981,145 @@ static void test_attention_bwd_blocks(void)
     }
 }
 
+/* --batch and --block-b (Pallas's flash_attention: q, k, v [batch, heads, seq, d], forward grid
+ * (batch / block_b, heads, Q blocks, K/V blocks), tiles (block_b, 1, block, d), the kernel body
+ * run once per batch element of a tile; the backward kernels' grids (batch, heads, ...), one
+ * element a step). By hand: batch 4, block_b 2, 2 heads of 256 x 256, blocks 128, d 128, bf16.
+ * Q, K, V, O 4 x 2 x 256 x 128 x 2 = 512 KiB each, hbm 2 MiB. Tiles of 2 elements 64 KiB, m
+ * and l 2 x 16 x 4 KiB = 128 KiB each, P 32 KiB: vmem 2 x 4 x 64 + 32 + 2 x 128 = 800 KiB.
+ * The accumulator: 2 output accumulators of 128 x 128 x 4 = 64 KiB and one S of 64 KiB at a
+ * time (the elements one after the other): 192 KiB. 2 x 2 grid units x 2 Q blocks x 2 K/V
+ * blocks = 16 steps of 2 elements: 32 qk and 32 pv of 2 x 128^3 FLOPs (26614 ps at 157.6
+ * TFLOP/s); Q 8 copies of 64 KiB, K 16, MXU operands per element 32 KiB. Then a dozen option
+ * sets of both ops: the header's peaks are the replay's on tpu-v5e and tpu-v4. */
+static void test_attention_batch(void)
+{
+    char cfg[1024];
+    snprintf(cfg, sizeof cfg, "%s/configs/devices/tpu-v5e.yaml", tu_top());
+    gen_kernel_opts o;
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.batch = 4, o.block_b = 2, o.heads = 2;
+    o.seq_q = o.seq_kv = 256;
+    o.jitter = 0;
+    const char *path = gen_file("attn_batch", g_kernel, &o);
+    peaks p;
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    const uint64_t K = 1024;
+    CU_ASSERT_EQUAL(p.live[0], 2048 * K);
+    CU_ASSERT_EQUAL(p.live[1], 800 * K);
+    CU_ASSERT_EQUAL(p.live[3], 192 * K);
+    char *text = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT(strstr(text, "# amsim gen kernel: --op attention --heads 2 --batch 4 --block-b 2 "
+                           "--seq-q 256 ") != NULL);
+    unsigned long long h[3];
+    header_peaks(text, h);
+    CU_ASSERT_EQUAL(h[0], p.live[0]);
+    CU_ASSERT_EQUAL(h[1], p.live[1]);
+    CU_ASSERT_EQUAL(h[2], p.live[3]);
+    CU_ASSERT(strstr(text, "alloc 1 524288 level=hbm name=Q\n") != NULL);
+    want_xfers(text, "dma.q", 8, 8 * 64 * K);
+    want_xfers(text, "dma.k", 16, 16 * 64 * K);
+    want_xfers(text, "mxu.q", 32, 32 * 32 * K);
+    want_xfers(text, "mxu.v", 32, 32 * 32 * K);
+    want_xfers(text, "softmax.p", 32, 32 * 32 * K);
+    want_xfers(text, "acc.out", 8, 8 * 64 * K);
+    want_xfers(text, "writeback", 8, 8 * 64 * K);
+    CU_ASSERT_EQUAL(count_str(text, "\ncompute 26614 name=qk\n"), 32);
+    CU_ASSERT_EQUAL(count_str(text, "\ncompute 26614 name=pv\n"), 32);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 64);
+    free(text);
+
+    /* --causal: 2 batch elements in one tile, 512 x 512, blocks 128: 10 of 16 steps, each of
+     * both elements (the skip is the tile's) */
+    gen_kernel_defaults(&o);
+    o.op = "attention";
+    o.batch = 2, o.block_b = 2, o.causal = 1;
+    o.seq_q = o.seq_kv = 512;
+    text = tu_slurp(gen_file("attn_batch_c", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT(strstr(text, "\n# causal: 10 of 16 K/V steps computed, the blocks above the "
+                           "diagonal neither fetched nor computed\n") != NULL);
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 2 * 2 * 10);
+    want_xfers(text, "dma.q", 4, 4 * 64 * K);
+    free(text);
+
+    /* the backward: batch 2, 1 head, 256 x 256; each kernel's grid (batch, heads, ...), so 8
+     * steps each; l, m, di 2 x 256 x 512 = 256 KiB each; hbm 8 x 128 KiB + 3 x 256 KiB */
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.batch = 2;
+    o.seq_q = o.seq_kv = 256;
+    path = gen_file("attn_batch_b", g_kernel, &o);
+    CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+    CU_ASSERT_EQUAL(p.live[0], 8 * 128 * K + 3 * 256 * K);
+    text = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    CU_ASSERT(strstr(text, "alloc 6 262144 level=hbm name=l\n") != NULL);
+    CU_ASSERT_EQUAL(count_str(text, "\ncompute 26614 name=qk\n"), 0); /* jittered */
+    CU_ASSERT_EQUAL(count_lines(text, "compute"), 4 * 8 + 3 * 8);
+    want_xfers(text, "writeback.dk", 4, 4 * 32 * K);
+    want_xfers(text, "writeback.dq", 4, 4 * 32 * K);
+    /* --causal: dkv's skipped steps' copies per batch element as per head (skip.l) */
+    gen_kernel_defaults(&o);
+    o.op = "attention-bwd";
+    o.seq_q = o.seq_kv = 512;
+    o.causal = 1;
+    o.dkv_block_q = 64, o.dkv_block_kv = 256;
+    o.batch = 3;
+    free(text);
+    text = tu_slurp(gen_file("attn_batch_bc", g_kernel, &o), NULL);
+    CU_ASSERT_FATAL(text != NULL);
+    want_xfers(text, "skip.l", 3 * 4, 3 * 4 * 32 * K);
+    want_xfers(text, "skip.q", 3, 3 * 16 * K);
+    free(text);
+
+    static const struct {
+        const char *op;
+        uint64_t batch, bb, heads, seq_q, seq_kv, hd, bq, bkv;
+        int causal;
+        const char *dtype;
+    } c[] = {{"attention", 2, 2, 1, 256, 256, 128, 128, 128, 0, "bf16"},
+             {"attention", 4, 2, 2, 512, 512, 128, 128, 128, 1, "bf16"},
+             {"attention", 8, 8, 1, 256, 512, 64, 64, 128, 0, "fp32"},
+             {"attention", 6, 3, 1, 384, 768, 72, 24, 48, 1, "bf16"},
+             {"attention", 3, 1, 2, 256, 256, 128, 128, 128, 1, "fp16"},
+             {"attention", 4, 4, 3, 6, 6, 128, 2, 3, 1, "bf16"},
+             {"attention", 16, 8, 1, 128, 128, 128, 8, 16, 0, "bf16"},
+             {"attention", 2, 2, 2, 1024, 512, 128, 128, 128, 0, "fp32"},
+             {"attention-bwd", 2, 1, 1, 256, 256, 128, 128, 128, 0, "bf16"},
+             {"attention-bwd", 3, 1, 2, 512, 512, 128, 128, 128, 1, "bf16"},
+             {"attention-bwd", 4, 1, 1, 384, 768, 72, 96, 48, 0, "fp32"},
+             {"attention-bwd", 2, 1, 1, 768, 768, 96, 96, 96, 1, "fp16"}};
+    static const char *const dev[] = {"tpu-v5e", "tpu-v4"};
+    static const int acc_level[] = {3, 4}; /* after hbm, vmem, smem (and tpu-v4's cmem) */
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        gen_kernel_defaults(&o);
+        o.op = c[i].op;
+        o.batch = c[i].batch, o.block_b = c[i].bb, o.heads = c[i].heads;
+        o.seq_q = c[i].seq_q, o.seq_kv = c[i].seq_kv, o.head_dim = c[i].hd;
+        o.block_q = c[i].bq, o.block_kv = c[i].bkv;
+        o.causal = c[i].causal, o.dtype = c[i].dtype;
+        path = gen_file("attn_batch_n", g_kernel, &o);
+        text = tu_slurp(path, NULL);
+        CU_ASSERT_FATAL(text != NULL);
+        header_peaks(text, h);
+        free(text);
+        for (size_t d = 0; d < AM_ARRAY_LEN(dev); d++) {
+            snprintf(cfg, sizeof cfg, "%s/configs/devices/%s.yaml", tu_top(), dev[d]);
+            CU_ASSERT_FATAL(replay(cfg, path, &p) == 0);
+            CU_ASSERT_EQUAL(h[0], p.live[0]);
+            CU_ASSERT_EQUAL(h[1], p.live[1]);
+            CU_ASSERT_EQUAL(h[2], p.live[acc_level[d]]);
+            if (h[0] != p.live[0] || h[1] != p.live[1] || h[2] != p.live[acc_level[d]])
+                fprintf(stderr, "\n  set %zu on %s: header %llu %llu %llu, run %llu %llu %llu",
+                        i, dev[d], h[0], h[1], h[2], (unsigned long long)p.live[0],
+                        (unsigned long long)p.live[1], (unsigned long long)p.live[acc_level[d]]);
+        }
+    }
+}
+
 /* Every copy of gen kernel names the buffer it reads with id= (on its SRC level) and the one
  * it writes with to= (on its DST level). Until 2026-11-27 each named its destination with id=
  * (mxu.in the accumulator, acc.out the out tile, writeback C), and the engine's rules, which
@@ -1572,6 +1711,37 @@ static void test_bad_options(void)
          "+ 3 x --heads x --seq-q x 512)" E4},
         {"kernel --op attention-bwd --seq-q 4294967296 --head-dim 4294967296", "gen kernel: Q "
          "or O (--heads x --seq-q x --head-dim x the dtype's bytes)" E4},
+        /* --batch and --block-b (Pallas's block_b): ranges, dividing, one op's, given once */
+        {"kernel --op attention --batch 0", "gen kernel: --batch 0 is out of range (1 to "
+         "16777216)\n"},
+        {"kernel --op attention --batch 16777217", "gen kernel: --batch 16777217 is out of range "
+         "(1 to 16777216)\n"},
+        {"kernel --op attention --block-b 0", "gen kernel: --block-b 0 is out of range (1 to "
+         "16777216)\n"},
+        {"kernel --op attention --batch 4 --block-b 3", "gen kernel: --block-b 3 does not divide "
+         "--batch 4 (a ragged last block is not modelled)\n"},
+        {"kernel --op attention --batch 4 --block-b 8", "gen kernel: --block-b 8 is more than "
+         "--batch 4\n"},
+        {"kernel --op attention --block-b 2", "gen kernel: --block-b 2 is more than --batch 1\n"},
+        {"kernel --batch 2", "gen kernel: --batch is an option of --op attention, not of --op "
+         "matmul\n"},
+        {"kernel --op matmul --block-b 1", "gen kernel: --block-b is an option of --op "
+         "attention, not of --op matmul\n"},
+        {"kernel --op attention-bwd --batch 2 --block-b 2", "gen kernel: --block-b is an option "
+         "of --op attention, not of --op attention-bwd\n"},
+        {"kernel --op attention --batch 2 --batch 4", "gen kernel: --batch given twice ('2', "
+         "then '4'): it takes one value\n"},
+        {"kernel --op attention --batch 2 --block-b 2 --block-b 2", "gen kernel: --block-b given "
+         "twice ('2', then '2'): it takes one value\n"},
+        {"kernel --op attention --batch 160 --seq-q 65536 --seq-kv 65536 --block-q 256 "
+         "--block-kv 256", "gen kernel: --batch x --heads x (--seq-q / --block-q) x (--seq-kv / "
+         "--block-kv) is 10485760 tile steps, more than 10^7\n"},
+        {"kernel --op attention --batch 1024 --block-b 1024 --seq-q 65536 --seq-kv 65536 "
+         "--block-q 256 --block-kv 256 --causal", "gen kernel: --causal: --batch x --heads x the "
+         "K/V blocks on or below the diagonal come to more than 10^7 tile steps\n"},
+        {"kernel --op attention-bwd --batch 16777216 --heads 16777216 --seq-q 65536 --seq-kv 8 "
+         "--block-q 65536 --block-kv 8", "gen kernel: Q or O (--batch x --heads x --seq-q x "
+         "--head-dim x the dtype's bytes)" E4},
         {"kernel --m 100000 --n 100000 --k 100000 --tm 1 --tn 1 --tk 1", "gen kernel: (--m / "
          "--tm) x (--n / --tn) x (--k / --tk) is 1000000000000000 tile steps, more than 10^7\n"},
     };
@@ -1697,6 +1867,16 @@ static void test_header_names_options(void)
          "--block-kv 16 --dtype fp32 --tflops 1.5e2 --mfu 0.5 --jitter 0.3 --seed 9",
          " kernel: --op attention --heads 2 --seq-q 64 --seq-kv 32 --head-dim 16 --block-q 32 "
          "--block-kv 16 --dtype fp32 --tflops 150 --mfu 0.5 --jitter 0.3 --seed 9\n"},
+        /* --batch and --block-b where they are not 1 (absent at 1: the bytes of before) */
+        {"kernel --op attention --block-b 2 --heads 2 --batch 6 --seq-q 64 --seq-kv 32 "
+         "--block-q 64 --block-kv 32",
+         " kernel: --op attention --heads 2 --batch 6 --block-b 2 --seq-q 64 --seq-kv 32 "
+         "--head-dim 128 --block-q 64 --block-kv 32 --dtype bf16 --tflops 197 --mfu 0.8 "
+         "--jitter 0.02 --seed 1\n"},
+        {"kernel --op attention-bwd --batch 3 --seq-q 64 --seq-kv 32 --block-q 64 --block-kv 32",
+         " kernel: --op attention-bwd --heads 1 --batch 3 --seq-q 64 --seq-kv 32 --head-dim 128 "
+         "--block-q 64 --block-kv 32 --dtype bf16 --tflops 197 --mfu 0.8 --jitter 0.02 --seed "
+         "1\n"},
     };
     char args[1024];
     for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
@@ -1751,6 +1931,8 @@ void suite_gen(void)
               test_attention_bwd_causal},
              {"gen kernel --op attention-bwd: each kernel's own blocks, peaks",
               test_attention_bwd_blocks},
+             {"gen kernel --op attention --batch, --block-b: counts by hand, peaks",
+              test_attention_batch},
              {"kernel copies name the buffers they read and write", test_kernel_copy_buffers},
              {"kernel copies of buffers with no memory are skipped", test_kernel_skipped_copies},
              {"times past 2^63 ps are input errors", test_times_too_long},
