@@ -1867,8 +1867,6 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * check_copy_links), so c is never -1 here. */
 static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
 {
-    if (c < 0)
-        return 0;
     const chan *ch = &s->ch[c];
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
     for (int i = 0; i < s->nch; i++)
