@@ -239,8 +239,9 @@ typedef struct op {
 } op;
 
 /* What observers hear of a finished stream operation (op_done), kept while a runtime copy
- * advances the device (sim.defer): they hear of it at the end of the copy's action (rt_heard)
- * or when the engine next advances the device on its own, whichever comes first (rt_copy). */
+ * advances the device (sim.defer): they hear of it at the end of the copy's action (rt_heard).
+ * Until 2026-11-28 also when the engine next advanced the device on its own, if that came
+ * first: it never does (rt_copy). */
 typedef struct dev_note {
     uint32_t stream;
     int chan;          /* a transfer's channel, -1 for another operation */
@@ -792,8 +793,6 @@ static void op_done(sim *s, uint32_t id, am_ps carried)
 /* Process the next device-side event if it is at or before `limit`: 1 if one was. */
 static int des_step(sim *s, am_ps limit)
 {
-    if (s->nnotes && !s->defer)
-        flush_notes(s);
     am_ps tl = AM_TIME_NONE;
     int cl = -1;
     for (int i = 0; i < s->nch; i++) {
@@ -1858,8 +1857,10 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * effective bandwidth). Until 2026-11-28 it was always timed alone, off the link.
  * The device runs meanwhile, as in a spill's wait for its victim's transfers: its operations
  * finish, streams start their next ones (which may reach this channel). Observers hear of those
- * operations at the end of the action that made the copy (rt_heard), or when the engine next
- * advances the device on its own if that comes first (sim.defer, flush_notes).
+ * operations at the end of the action that made the copy (rt_heard, sim.defer). Nothing between
+ * a copy and its action's end steps the device, and a copy never runs inside another (op_done
+ * only starts device operations), so no note is left for the engine's own steps (until
+ * 2026-11-28 des_step, event_in and sim_finish each flushed them too, never finding one).
  * A copy with no trace transfer over its channel queued or in flight (chan.xfers) is timed alone
  * at once, with no device step: none can reach the link while the host waits, and the run's
  * outputs are those of a run that timed every copy alone. The channel exists: cfg_load refuses
@@ -3450,8 +3451,6 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))
         seg_begin(s);
-    if (s->nnotes) /* a runtime copy ran the device ahead: observers hear of it now */
-        flush_notes(s);
     if (s->hn || s->inflight)
         des_run_until(s, s->host);
     else if (s->now < s->host)
@@ -3515,7 +3514,6 @@ int sim_finish(sim *s, am_error *err)
     if (s->prologue) /* a trace that is only a prologue: its end is the start state */
         prologue_switch(s, 0);
     expire_pending(s, s->host, 1);
-    flush_notes(s);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
