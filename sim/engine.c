@@ -746,8 +746,7 @@ static void flush_notes(sim *s)
  * spill after the next spill's slice and the request's allocation. */
 static void rt_heard(sim *s)
 {
-    if (s->nnotes && !s->defer)
-        flush_notes(s);
+    flush_notes(s);
 }
 
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
@@ -1879,7 +1878,6 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
         link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
         return t;
     }
-    int was = s->defer;
     s->defer = 1;
     while (des_step(s, at)) { /* the device catches up with the host first */
     }
@@ -1889,7 +1887,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
     link_submit_runtime(ch->l, s->now, chan_bytes(ch, bytes), RT_COPY_TAG, ch->side, s->seq);
     while (!s->rt_done && des_step(s, AM_TIME_NONE - 1)) {
     }
-    s->defer = was;
+    s->defer = 0;
     return s->rt_done ? s->rt_end - at : AM_PS_MAX;
 }
 
