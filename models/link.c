@@ -56,8 +56,9 @@ struct link_chan {
     unsigned ndata;        /* transfers sharing the bandwidth (in their data phase) */
     xfer *fl;              /* in flight, in submission order */
     size_t nfl, capfl;
-    uint32_t ntrace;       /* of those in flight, the trace's own (not runtime copies) */
-    uint32_t nside[2];     /* of those, how many on each side */
+    uint32_t nside[2];     /* of those in flight, the trace's own (not runtime copies) on each
+                            * side: trace_in_flight sums them (until 2026-11-28 a field kept
+                            * the sum too) */
     uint32_t nall[2];      /* of all in flight (the runtime's copies too), on each side */
     int nx_known;          /* the next event below is up to date (link_next_time is called for
                             * every channel at every engine step: it is remembered) */
@@ -77,7 +78,7 @@ struct link_chan {
      * channel's events in one order), so two lazily advanced clocks need not agree. */
     link_either own;       /* the tracker, unless this channel is paired to another's */
     link_either *either;   /* own, or the first channel's of the pair */
-    int busy;              /* a trace transfer in flight (ntrace > 0) when either last heard */
+    int busy;              /* a trace transfer in flight (trace_in_flight) when either last heard */
     int all;               /* anything in flight (nfl > 0) when either last heard */
 };
 
@@ -103,6 +104,9 @@ void link_pair(link_chan *a, link_chan *b)
     b->either = a->either;
 }
 
+/* The trace's transfers in flight (not runtime copies), both sides. */
+static uint32_t trace_in_flight(const link_chan *l) { return l->nside[0] + l->nside[1]; }
+
 am_ps link_busy_either(const link_chan *l)
 {
     const link_either *e = l->either;
@@ -112,7 +116,7 @@ am_ps link_busy_either(const link_chan *l)
 /* Tell the link's tracker when this channel turns busy or idle (after fl changed, at now). */
 static void note_busy(link_chan *l)
 {
-    int b = l->ntrace > 0;
+    int b = trace_in_flight(l) > 0;
     if (b == l->busy)
         return;
     l->busy = b;
@@ -349,11 +353,11 @@ static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
         return; /* it takes a slot and a share, and no trace statistic (rt_*) */
     l->st.wait_ps += l->now - x.submit;
     l->side[x.side].wait_ps += l->now - x.submit;
-    l->ntrace++;
+    l->nside[x.side]++;
     note_busy(l);
-    if (l->ntrace > l->st.max_in_flight)
-        l->st.max_in_flight = l->ntrace;
-    if (++l->nside[x.side] > l->side[x.side].max_in_flight)
+    if (trace_in_flight(l) > l->st.max_in_flight)
+        l->st.max_in_flight = trace_in_flight(l);
+    if (l->nside[x.side] > l->side[x.side].max_in_flight)
         l->side[x.side].max_in_flight = l->nside[x.side];
 }
 
@@ -362,7 +366,7 @@ static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
         return;
-    if (l->ntrace) {
+    if (trace_in_flight(l)) {
         l->st.busy_ps += t - l->now;
         for (int k = 0; k < 2; k++)
             if (l->nside[k])
@@ -435,10 +439,8 @@ static void untake(link_chan *l, size_t k)
     memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
     l->nfl--;
     l->nall[y.side]--;
-    if (!y.rt) {
-        l->ntrace--;
+    if (!y.rt)
         l->nside[y.side]--;
-    }
     l->ndata -= (unsigned)y.sharing;
     y.sharing = 0;
     l->nx_known = 0;
@@ -632,7 +634,6 @@ static int retire(link_chan *l, link_done *done, int got, int max)
             if (!x->rt) {
                 l->st.sum_ps += l->now - x->submit;
                 l->side[x->side].sum_ps += l->now - x->submit;
-                l->ntrace--;
                 l->nside[x->side]--;
             } else {
                 l->st.rt_sum_ps += l->now - x->submit;
