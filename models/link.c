@@ -449,6 +449,24 @@ static void untake(link_chan *l, size_t k)
     wait_in_queue(l, y);
 }
 
+/* Count n transfers (at submission) or their durations (at completion) in the channel's and
+ * the side's figures: the trace's own, or the runtime's copies' (rt). */
+static void tally(link_chan *l, int side, int rt, uint64_t n, uint64_t bytes, am_ps dur)
+{
+    link_stats *st[2] = {&l->st, &l->side[side]};
+    for (int k = 0; k < 2; k++) {
+        if (rt) {
+            st[k]->rt_count += n;
+            st[k]->rt_bytes += bytes;
+            st[k]->rt_sum_ps += dur;
+        } else {
+            st[k]->count += n;
+            st[k]->bytes += bytes;
+            st[k]->sum_ps += dur;
+        }
+    }
+}
+
 static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
                    uint64_t order, int rt)
 {
@@ -457,17 +475,7 @@ static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int si
     l->seq++;
     xfer x = {.tag = tag, .bytes = bytes, .order = order, .side = side, .rt = rt,
               .submit = l->now, .started = l->now};
-    if (!rt) {
-        l->st.bytes += bytes;
-        l->st.count++;
-        l->side[side].bytes += bytes;
-        l->side[side].count++;
-    } else {
-        l->st.rt_bytes += bytes;
-        l->st.rt_count++;
-        l->side[side].rt_bytes += bytes;
-        l->side[side].rt_count++;
-    }
+    tally(l, side, rt, 1, bytes, 0);
     if (l->conc && l->nfl >= l->conc) {
         size_t k = overtaken(l, &x);
         if (k == SIZE_MAX) {
@@ -497,14 +505,10 @@ void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
 void link_runtime_alone(link_chan *l, am_ps at, am_ps dur, uint64_t bytes, int side)
 {
     side = side != 0;
-    link_stats *st[2] = {&l->st, &l->side[side]};
-    for (int k = 0; k < 2; k++) {
-        st[k]->rt_bytes += bytes;
-        st[k]->rt_count++;
-        st[k]->rt_sum_ps += dur;
-        /* nothing else is in flight on the channel meanwhile (link.h): the span adds whole */
-        st[k]->all_busy_ps = am_ps_add(st[k]->all_busy_ps, dur);
-    }
+    tally(l, side, 1, 1, bytes, dur);
+    /* nothing else is in flight on the channel meanwhile (link.h): the span adds whole */
+    l->st.all_busy_ps = am_ps_add(l->st.all_busy_ps, dur);
+    l->side[side].all_busy_ps = am_ps_add(l->side[side].all_busy_ps, dur);
     link_either *e = l->either;
     am_ps end = am_ps_add(at, dur);
     /* the copies come one after the other: a defragmentation's back to back, one span */
@@ -631,14 +635,9 @@ static int retire(link_chan *l, link_done *done, int got, int max)
         if ((end || (x->sharing && x->fin <= l->v)) && got < max) {
             done[got++] = (link_done){x->tag, x->started};
             l->nall[x->side]--;
-            if (!x->rt) {
-                l->st.sum_ps += l->now - x->submit;
-                l->side[x->side].sum_ps += l->now - x->submit;
+            tally(l, x->side, x->rt, 0, 0, l->now - x->submit);
+            if (!x->rt)
                 l->nside[x->side]--;
-            } else {
-                l->st.rt_sum_ps += l->now - x->submit;
-                l->side[x->side].rt_sum_ps += l->now - x->submit;
-            }
             l->ndata -= (unsigned)x->sharing;
         } else {
             l->fl[k++] = *x;
