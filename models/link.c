@@ -107,10 +107,29 @@ void link_pair(link_chan *a, link_chan *b)
 /* The trace's transfers in flight (not runtime copies), both sides. */
 static uint32_t trace_in_flight(const link_chan *l) { return l->nside[0] + l->nside[1]; }
 
+/* A tracker's busy time up to now: its closed periods and the open one. */
+static am_ps span_total(const link_busy *b, am_ps now)
+{
+    return b->n ? b->ps + (now - b->since) : b->ps;
+}
+
 am_ps link_busy_either(const link_chan *l)
 {
     const link_either *e = l->either;
-    return e->nbusy ? e->busy_ps + (e->now - e->since) : e->busy_ps;
+    return span_total(&e->trace, e->now);
+}
+
+/* A tracker (link_either.trace or .all): one more, or one fewer, in flight at t. */
+static void either_up(link_busy *b, am_ps t)
+{
+    if (b->n++ == 0)
+        b->since = t;
+}
+
+static void either_down(link_busy *b, am_ps t)
+{
+    if (--b->n == 0)
+        b->ps += t - b->since;
 }
 
 /* Tell the link's tracker when this channel turns busy or idle (after fl changed, at now). */
@@ -120,24 +139,10 @@ static void note_busy(link_chan *l)
     if (b == l->busy)
         return;
     l->busy = b;
-    link_either *e = l->either;
-    if (b && e->nbusy++ == 0)
-        e->since = l->now;
-    else if (!b && --e->nbusy == 0)
-        e->busy_ps += l->now - e->since;
-}
-
-/* The all-busy tracker (link_either.nall): one more, or one fewer, in flight at t. */
-static void either_up(link_either *e, am_ps t)
-{
-    if (e->nall++ == 0)
-        e->all_since = t;
-}
-
-static void either_down(link_either *e, am_ps t)
-{
-    if (--e->nall == 0)
-        e->all_busy_ps += t - e->all_since;
+    if (b)
+        either_up(&l->either->trace, l->now);
+    else
+        either_down(&l->either->trace, l->now);
 }
 
 /* The copies timed alone were told before the clocks reached them: each one's start and end
@@ -149,12 +154,12 @@ static void either_catch_up(link_either *e, am_ps t)
         if (!e->started) {
             if (span[0] > t)
                 return;
-            either_up(e, span[0]);
+            either_up(&e->all, span[0]);
             e->started = 1;
         }
         if (span[1] > t)
             return;
-        either_down(e, span[1]);
+        either_down(&e->all, span[1]);
         e->started = 0;
         e->alone_head++;
     }
@@ -170,17 +175,16 @@ static void note_all(link_chan *l)
     l->all = b;
     either_catch_up(l->either, l->now);
     if (b)
-        either_up(l->either, l->now);
+        either_up(&l->either->all, l->now);
     else
-        either_down(l->either, l->now);
+        either_down(&l->either->all, l->now);
 }
 
 am_ps link_busy_either_all(link_chan *l)
 {
     link_either *e = l->either;
     either_catch_up(e, AM_PS_MAX);
-    am_ps now = AM_MAX(e->now, e->all_since);
-    return e->nall ? e->all_busy_ps + (now - e->all_since) : e->all_busy_ps;
+    return span_total(&e->all, AM_MAX(e->now, e->all.since));
 }
 
 void link_destroy(link_chan *l)
