@@ -339,13 +339,16 @@ static void buddy_destroy(void *st)
 static void buddy_count_oom(void *st) { ((buddy *)st)->ooms++; }
 
 /* alloc.h min_capacity: the power-of-two block of min_block units that holds the request, which
- * only an arena of at least its size has (the arena's largest block is its top power of two). */
+ * only an arena of at least its size has (the arena's largest block is its top power of two).
+ * A request past the largest order (order_for's -1) needs more than the arena, which is the
+ * pool limit: UINT64_MAX says so as the block's own size did (until 2026-11-28 a copy of
+ * order_for computed that size). The engine asks only after an attempt, which took the arena;
+ * without one (an arena of 0 bytes) max_order is -1 and nothing fits either way. */
 static uint64_t buddy_min_capacity(void *st, uint64_t bytes)
 {
     const buddy *d = st;
-    uint64_t units = (bytes - 1) >> d->min_log2;
-    int k = units ? 64 - __builtin_clzll(units) : 0;
-    return k + d->min_log2 < 64 ? d->min << k : UINT64_MAX;
+    int k = order_for(d, bytes);
+    return k < 0 ? UINT64_MAX : bsize(d, k);
 }
 
 /* The arena, the capacity rounded down to min_block (alloc.h pool_limit): all it ever holds, so

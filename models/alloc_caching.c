@@ -253,6 +253,18 @@ static uint64_t segment_size(uint64_t rounded)
     return am_round_up(rounded, CACH_ROUND_LARGE);
 }
 
+/* The pool of a rounded request (cach_alloc, cach_min_capacity). */
+static int pool_of(uint64_t rounded)
+{
+    return rounded <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
+}
+
+/* An expandable segment's page in a pool (expandable_segment, cach_min_capacity). */
+static uint64_t pool_page(int pool)
+{
+    return pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
+}
+
 /* ---- pools ---- */
 
 static AM_NOINLINE void grow_streams(cpool *p, uint32_t s)
@@ -1073,7 +1085,7 @@ static cseg *expandable_segment(cach *c, int pool, uint32_t slot)
             replace_unserved(c, pl->expseg[slot]);
         return pl->expseg[slot];
     }
-    uint64_t page = pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER;
+    uint64_t page = pool_page(pool);
     uint64_t size = expandable_range(c->env.capacity, page);
     uint64_t step = am_round_up(size, 1ULL << 40); /* the next segment's start */
     uint64_t start, base = recorded_va(c, &size, page, &start);
@@ -1238,7 +1250,7 @@ static int cach_alloc(void *st, const alloc_req *r, alloc_out *o)
     params p = {0};
     p.requested = r->bytes;
     p.size = cach_round(c, r->bytes);
-    p.pool = p.size <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
+    p.pool = pool_of(p.size);
     p.alloc_size = segment_size(p.size);
     p.slot = stream_slot(c, r->stream);
     int found = get_free_block(c, &p);
@@ -1422,9 +1434,9 @@ static uint64_t cach_min_capacity(void *st, uint64_t bytes)
 {
     const cach *c = st;
     uint64_t size = cach_round(c, bytes);
-    int pool = size <= CACH_SMALL_SIZE ? POOL_SMALL : POOL_LARGE;
+    int pool = pool_of(size);
     if (c->o.expandable_segments)
-        return am_round_up_sat(size, pool == POOL_SMALL ? CACH_SMALL_BUFFER : CACH_LARGE_BUFFER);
+        return am_round_up_sat(size, pool_page(pool));
     if (c->seg_max[pool] >= size)
         return size;
     uint64_t seg = segment_size(size);

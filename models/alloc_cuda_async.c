@@ -130,13 +130,19 @@ static void trim(ca *c, uint64_t keep)
 }
 
 /* Grow the pool by one chunk of at least `need` bytes; 0 on success. */
+/* The chunk a grow for a block of `need` bytes asks for: rounded up to pool_granularity, then
+ * to the device granularity (grow, ca_min_capacity; until 2026-11-28 each spelt it out).
+ * Saturating: a size that passes 2^64 is asked of the device as 2^64 - 1 bytes, which it
+ * refuses after the grow latency as any request too large (until 2026-11-27 the rounding
+ * wrapped and the grow failed before its latency was counted). */
+static uint64_t chunk_bytes(const ca *c, uint64_t need)
+{
+    return am_round_up_sat(am_round_up_sat(need, c->o.pool_granularity), c->env.granularity);
+}
+
 static int grow(ca *c, uint64_t need)
 {
-    /* saturating: a size that passes 2^64 is asked of the device as 2^64 - 1 bytes, which it
-     * refuses after the grow latency as any request too large (until 2026-11-27 the rounding
-     * wrapped and the grow failed before its latency was counted) */
-    uint64_t bytes = am_round_up_sat(am_round_up_sat(need, c->o.pool_granularity),
-                                     c->env.granularity);
+    uint64_t bytes = chunk_bytes(c, need);
     uint64_t addr;
     c->pending += c->o.grow_latency;
     if (c->env.dev_alloc(c->env.ctx, bytes, &addr) != 0) {
@@ -426,7 +432,7 @@ static uint64_t ca_min_capacity(void *st, uint64_t bytes)
     uint64_t need = am_round_up_sat(bytes, c->o.alignment);
     if (c->chunk_max >= need)
         return need;
-    return am_round_up_sat(am_round_up_sat(need, c->o.pool_granularity), c->env.granularity);
+    return chunk_bytes(c, need);
 }
 
 static const struct alloc_ops ca_ops = {

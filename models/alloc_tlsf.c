@@ -445,12 +445,12 @@ static uint64_t tlsf_min_capacity(void *st, uint64_t bytes)
 {
     const tlsf *t = st;
     uint64_t need = am_round_up_sat(bytes, t->align);
-    uint64_t want = round_search(t->align_log2, need);
-    if (want == 0)
-        return UINT64_MAX;
-    if (want == need) /* the linear class: lists one alignment wide */
+    if (need < 1ULL << (t->align_log2 + TL_SL_LOG2)) /* the linear class: lists one alignment
+                                                      * wide */
         return need;
-    return am_round_down(want, 1ULL << (63 - __builtin_clzll(need) - TL_SL_LOG2));
+    /* the list's width, a 32nd of need's power of two: saturates as round_search's overflow
+     * (until 2026-11-28 this called round_search and rounded its result back down) */
+    return am_round_up_sat(need, 1ULL << (63 - __builtin_clzll(need) - TL_SL_LOG2));
 }
 
 /* The arena, the capacity rounded down to the alignment (alloc.h pool_limit), as buddy's. */

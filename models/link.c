@@ -56,8 +56,9 @@ struct link_chan {
     unsigned ndata;        /* transfers sharing the bandwidth (in their data phase) */
     xfer *fl;              /* in flight, in submission order */
     size_t nfl, capfl;
-    uint32_t ntrace;       /* of those in flight, the trace's own (not runtime copies) */
-    uint32_t nside[2];     /* of those, how many on each side */
+    uint32_t nside[2];     /* of those in flight, the trace's own (not runtime copies) on each
+                            * side: trace_in_flight sums them (until 2026-11-28 a field kept
+                            * the sum too) */
     uint32_t nall[2];      /* of all in flight (the runtime's copies too), on each side */
     int nx_known;          /* the next event below is up to date (link_next_time is called for
                             * every channel at every engine step: it is remembered) */
@@ -77,7 +78,7 @@ struct link_chan {
      * channel's events in one order), so two lazily advanced clocks need not agree. */
     link_either own;       /* the tracker, unless this channel is paired to another's */
     link_either *either;   /* own, or the first channel's of the pair */
-    int busy;              /* a trace transfer in flight (ntrace > 0) when either last heard */
+    int busy;              /* a trace transfer in flight (trace_in_flight) when either last heard */
     int all;               /* anything in flight (nfl > 0) when either last heard */
 };
 
@@ -103,37 +104,45 @@ void link_pair(link_chan *a, link_chan *b)
     b->either = a->either;
 }
 
+/* The trace's transfers in flight (not runtime copies), both sides. */
+static uint32_t trace_in_flight(const link_chan *l) { return l->nside[0] + l->nside[1]; }
+
+/* A tracker's busy time up to now: its closed periods and the open one. */
+static am_ps span_total(const link_busy *b, am_ps now)
+{
+    return b->n ? b->ps + (now - b->since) : b->ps;
+}
+
 am_ps link_busy_either(const link_chan *l)
 {
     const link_either *e = l->either;
-    return e->nbusy ? e->busy_ps + (e->now - e->since) : e->busy_ps;
+    return span_total(&e->trace, e->now);
+}
+
+/* A tracker (link_either.trace or .all): one more, or one fewer, in flight at t. */
+static void either_up(link_busy *b, am_ps t)
+{
+    if (b->n++ == 0)
+        b->since = t;
+}
+
+static void either_down(link_busy *b, am_ps t)
+{
+    if (--b->n == 0)
+        b->ps += t - b->since;
 }
 
 /* Tell the link's tracker when this channel turns busy or idle (after fl changed, at now). */
 static void note_busy(link_chan *l)
 {
-    int b = l->ntrace > 0;
+    int b = trace_in_flight(l) > 0;
     if (b == l->busy)
         return;
     l->busy = b;
-    link_either *e = l->either;
-    if (b && e->nbusy++ == 0)
-        e->since = l->now;
-    else if (!b && --e->nbusy == 0)
-        e->busy_ps += l->now - e->since;
-}
-
-/* The all-busy tracker (link_either.nall): one more, or one fewer, in flight at t. */
-static void either_up(link_either *e, am_ps t)
-{
-    if (e->nall++ == 0)
-        e->all_since = t;
-}
-
-static void either_down(link_either *e, am_ps t)
-{
-    if (--e->nall == 0)
-        e->all_busy_ps += t - e->all_since;
+    if (b)
+        either_up(&l->either->trace, l->now);
+    else
+        either_down(&l->either->trace, l->now);
 }
 
 /* The copies timed alone were told before the clocks reached them: each one's start and end
@@ -145,12 +154,12 @@ static void either_catch_up(link_either *e, am_ps t)
         if (!e->started) {
             if (span[0] > t)
                 return;
-            either_up(e, span[0]);
+            either_up(&e->all, span[0]);
             e->started = 1;
         }
         if (span[1] > t)
             return;
-        either_down(e, span[1]);
+        either_down(&e->all, span[1]);
         e->started = 0;
         e->alone_head++;
     }
@@ -166,17 +175,16 @@ static void note_all(link_chan *l)
     l->all = b;
     either_catch_up(l->either, l->now);
     if (b)
-        either_up(l->either, l->now);
+        either_up(&l->either->all, l->now);
     else
-        either_down(l->either, l->now);
+        either_down(&l->either->all, l->now);
 }
 
 am_ps link_busy_either_all(link_chan *l)
 {
     link_either *e = l->either;
     either_catch_up(e, AM_PS_MAX);
-    am_ps now = AM_MAX(e->now, e->all_since);
-    return e->nall ? e->all_busy_ps + (now - e->all_since) : e->all_busy_ps;
+    return span_total(&e->all, AM_MAX(e->now, e->all.since));
 }
 
 void link_destroy(link_chan *l)
@@ -349,11 +357,11 @@ static void start(link_chan *l, xfer x, am_ps at, u128 at_frac)
         return; /* it takes a slot and a share, and no trace statistic (rt_*) */
     l->st.wait_ps += l->now - x.submit;
     l->side[x.side].wait_ps += l->now - x.submit;
-    l->ntrace++;
+    l->nside[x.side]++;
     note_busy(l);
-    if (l->ntrace > l->st.max_in_flight)
-        l->st.max_in_flight = l->ntrace;
-    if (++l->nside[x.side] > l->side[x.side].max_in_flight)
+    if (trace_in_flight(l) > l->st.max_in_flight)
+        l->st.max_in_flight = trace_in_flight(l);
+    if (l->nside[x.side] > l->side[x.side].max_in_flight)
         l->side[x.side].max_in_flight = l->nside[x.side];
 }
 
@@ -362,7 +370,7 @@ static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
         return;
-    if (l->ntrace) {
+    if (trace_in_flight(l)) {
         l->st.busy_ps += t - l->now;
         for (int k = 0; k < 2; k++)
             if (l->nside[k])
@@ -435,16 +443,32 @@ static void untake(link_chan *l, size_t k)
     memmove(&l->fl[k], &l->fl[k + 1], (l->nfl - k - 1) * sizeof *l->fl);
     l->nfl--;
     l->nall[y.side]--;
-    if (!y.rt) {
-        l->ntrace--;
+    if (!y.rt)
         l->nside[y.side]--;
-    }
     l->ndata -= (unsigned)y.sharing;
     y.sharing = 0;
     l->nx_known = 0;
     note_busy(l);
     note_all(l);
     wait_in_queue(l, y);
+}
+
+/* Count n transfers (at submission) or their durations (at completion) in the channel's and
+ * the side's figures: the trace's own, or the runtime's copies' (rt). */
+static void tally(link_chan *l, int side, int rt, uint64_t n, uint64_t bytes, am_ps dur)
+{
+    link_stats *st[2] = {&l->st, &l->side[side]};
+    for (int k = 0; k < 2; k++) {
+        if (rt) {
+            st[k]->rt_count += n;
+            st[k]->rt_bytes += bytes;
+            st[k]->rt_sum_ps += dur;
+        } else {
+            st[k]->count += n;
+            st[k]->bytes += bytes;
+            st[k]->sum_ps += dur;
+        }
+    }
 }
 
 static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int side,
@@ -455,17 +479,7 @@ static void submit(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, int si
     l->seq++;
     xfer x = {.tag = tag, .bytes = bytes, .order = order, .side = side, .rt = rt,
               .submit = l->now, .started = l->now};
-    if (!rt) {
-        l->st.bytes += bytes;
-        l->st.count++;
-        l->side[side].bytes += bytes;
-        l->side[side].count++;
-    } else {
-        l->st.rt_bytes += bytes;
-        l->st.rt_count++;
-        l->side[side].rt_bytes += bytes;
-        l->side[side].rt_count++;
-    }
+    tally(l, side, rt, 1, bytes, 0);
     if (l->conc && l->nfl >= l->conc) {
         size_t k = overtaken(l, &x);
         if (k == SIZE_MAX) {
@@ -495,14 +509,10 @@ void link_submit_runtime(link_chan *l, am_ps now, uint64_t bytes, uint64_t tag, 
 void link_runtime_alone(link_chan *l, am_ps at, am_ps dur, uint64_t bytes, int side)
 {
     side = side != 0;
-    link_stats *st[2] = {&l->st, &l->side[side]};
-    for (int k = 0; k < 2; k++) {
-        st[k]->rt_bytes += bytes;
-        st[k]->rt_count++;
-        st[k]->rt_sum_ps += dur;
-        /* nothing else is in flight on the channel meanwhile (link.h): the span adds whole */
-        st[k]->all_busy_ps = am_ps_add(st[k]->all_busy_ps, dur);
-    }
+    tally(l, side, 1, 1, bytes, dur);
+    /* nothing else is in flight on the channel meanwhile (link.h): the span adds whole */
+    l->st.all_busy_ps = am_ps_add(l->st.all_busy_ps, dur);
+    l->side[side].all_busy_ps = am_ps_add(l->side[side].all_busy_ps, dur);
     link_either *e = l->either;
     am_ps end = am_ps_add(at, dur);
     /* the copies come one after the other: a defragmentation's back to back, one span */
@@ -629,15 +639,9 @@ static int retire(link_chan *l, link_done *done, int got, int max)
         if ((end || (x->sharing && x->fin <= l->v)) && got < max) {
             done[got++] = (link_done){x->tag, x->started};
             l->nall[x->side]--;
-            if (!x->rt) {
-                l->st.sum_ps += l->now - x->submit;
-                l->side[x->side].sum_ps += l->now - x->submit;
-                l->ntrace--;
+            tally(l, x->side, x->rt, 0, 0, l->now - x->submit);
+            if (!x->rt)
                 l->nside[x->side]--;
-            } else {
-                l->st.rt_sum_ps += l->now - x->submit;
-                l->side[x->side].rt_sum_ps += l->now - x->submit;
-            }
             l->ndata -= (unsigned)x->sharing;
         } else {
             l->fl[k++] = *x;

@@ -47,17 +47,21 @@ typedef struct link_stats {
 
 /* The busy time of a link whose directions are channels of their own (a duplex link between
  * two memories): a transfer in flight either way. now: the latest time either was moved to. */
-typedef struct link_either {
-    uint32_t nbusy;   /* channels with a transfer in flight */
+typedef struct link_busy {
+    uint32_t n;       /* channels with one in flight */
     am_ps since;      /* when the first of them turned busy */
-    am_ps busy_ps;    /* closed busy periods */
+    am_ps ps;         /* closed busy periods */
+} link_busy;
+
+typedef struct link_either {
+    link_busy trace;  /* a trace transfer in flight (link_busy_either) */
     am_ps now;
-    /* The same for a transfer or a runtime copy in flight (link_busy_either_all). A copy timed
-     * alone (link_runtime_alone) is told ahead of the device: its span [start, end) waits in
-     * `alone` (in time order, from alone_head) until a channel's clock reaches its start, then
-     * its end (started: the head's start has counted). */
-    uint32_t nall;
-    am_ps all_since, all_busy_ps;
+    /* A transfer or a runtime copy in flight (link_busy_either_all). A copy timed alone
+     * (link_runtime_alone) is told ahead of the device: its span [start, end) waits in `alone`
+     * (in time order, from alone_head) until a channel's clock reaches its start, then its end
+     * (started: the head's start has counted). Until 2026-11-28 the two trackers were separate
+     * fields with near-copied code. */
+    link_busy all;
     am_ps (*alone)[2];
     size_t alone_head, nalone, capalone;
     int started;

@@ -239,8 +239,9 @@ typedef struct op {
 } op;
 
 /* What observers hear of a finished stream operation (op_done), kept while a runtime copy
- * advances the device (sim.defer): they hear of it at the end of the copy's action (rt_heard)
- * or when the engine next advances the device on its own, whichever comes first (rt_copy). */
+ * advances the device (sim.defer): they hear of it at the end of the copy's action (rt_heard).
+ * Until 2026-11-28 also when the engine next advanced the device on its own, if that came
+ * first: it never does (rt_copy). */
 typedef struct dev_note {
     uint32_t stream;
     int chan;          /* a transfer's channel, -1 for another operation */
@@ -745,8 +746,7 @@ static void flush_notes(sim *s)
  * spill after the next spill's slice and the request's allocation. */
 static void rt_heard(sim *s)
 {
-    if (s->nnotes && !s->defer)
-        flush_notes(s);
+    flush_notes(s);
 }
 
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
@@ -792,8 +792,6 @@ static void op_done(sim *s, uint32_t id, am_ps carried)
 /* Process the next device-side event if it is at or before `limit`: 1 if one was. */
 static int des_step(sim *s, am_ps limit)
 {
-    if (s->nnotes && !s->defer)
-        flush_notes(s);
     am_ps tl = AM_TIME_NONE;
     int cl = -1;
     for (int i = 0; i < s->nch; i++) {
@@ -1858,8 +1856,10 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * effective bandwidth). Until 2026-11-28 it was always timed alone, off the link.
  * The device runs meanwhile, as in a spill's wait for its victim's transfers: its operations
  * finish, streams start their next ones (which may reach this channel). Observers hear of those
- * operations at the end of the action that made the copy (rt_heard), or when the engine next
- * advances the device on its own if that comes first (sim.defer, flush_notes).
+ * operations at the end of the action that made the copy (rt_heard, sim.defer). Nothing between
+ * a copy and its action's end steps the device, and a copy never runs inside another (op_done
+ * only starts device operations), so no note is left for the engine's own steps (until
+ * 2026-11-28 des_step, event_in and sim_finish each flushed them too, never finding one).
  * A copy with no trace transfer over its channel queued or in flight (chan.xfers) is timed alone
  * at once, with no device step: none can reach the link while the host waits, and the run's
  * outputs are those of a run that timed every copy alone. The channel exists: cfg_load refuses
@@ -1867,8 +1867,6 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * check_copy_links), so c is never -1 here. */
 static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
 {
-    if (c < 0)
-        return 0;
     const chan *ch = &s->ch[c];
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
     for (int i = 0; i < s->nch; i++)
@@ -1880,7 +1878,6 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
         link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
         return t;
     }
-    int was = s->defer;
     s->defer = 1;
     while (des_step(s, at)) { /* the device catches up with the host first */
     }
@@ -1890,7 +1887,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
     link_submit_runtime(ch->l, s->now, chan_bytes(ch, bytes), RT_COPY_TAG, ch->side, s->seq);
     while (!s->rt_done && des_step(s, AM_TIME_NONE - 1)) {
     }
-    s->defer = was;
+    s->defer = 0;
     return s->rt_done ? s->rt_end - at : AM_PS_MAX;
 }
 
@@ -3452,8 +3449,6 @@ static int event_in(sim *s, const tr_event *ev, const char *file, am_error *err)
         s->obs->event(s->obs->ctx, s->host);
     if (seg_kind(ev))
         seg_begin(s);
-    if (s->nnotes) /* a runtime copy ran the device ahead: observers hear of it now */
-        flush_notes(s);
     if (s->hn || s->inflight)
         des_run_until(s, s->host);
     else if (s->now < s->host)
@@ -3517,7 +3512,6 @@ int sim_finish(sim *s, am_error *err)
     if (s->prologue) /* a trace that is only a prologue: its end is the start state */
         prologue_switch(s, 0);
     expire_pending(s, s->host, 1);
-    flush_notes(s);
     host_sync(s, TR_ALL);
     if (s->host >= AM_PS_MAX || s->now >= AM_PS_MAX)
         return time_overflow(s->file ? s->file : "the trace", 0, 1, err);
