@@ -981,8 +981,9 @@ static inline char *put_u64(char *p, uint64_t v)
 #endif
 
 /* Room a row may take: five 20-digit numbers, a level name read as a whole CFG_NAME_MAX array,
- * separators and status, and the scratch bytes put_u64's word stores leave past the end. */
-enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 };
+ * separators and status, the scratch bytes put_u64's word stores leave past the end, and with
+ * --placements-names a name of at most TR_NAME_MAX bytes, quoted with every byte a quote. */
+enum { PBUF = 1 << 18, PROW = 5 * 20 + CFG_NAME_MAX + 32 + 2 * TR_NAME_MAX + 3 };
 
 /* One placements.csv row, written in place in the output buffer (no copy through a scratch
  * buffer, whose small stores a wide copy would wait for). */
@@ -1002,8 +1003,33 @@ static void placements_write(sim *s)
     s->pn = 0;
 }
 
+/* The name column (--placements-names) after a row's status, at p, its newline: a name with
+ * a comma, a quote, CR or LF quoted as RFC 4180 says, its quotes doubled (a trace's `name=`
+ * has no CR, LF or space, but commas and quotes are allowed); none, empty. Returns the end. */
+static AM_NOINLINE char *put_name(char *p, const char *name)
+{
+    *p++ = ',';
+    if (name) {
+        size_t n = strlen(name);
+        if (strpbrk(name, ",\"\r\n")) {
+            *p++ = '"';
+            for (size_t i = 0; i < n; i++)
+                if ((*p++ = name[i]) == '"')
+                    *p++ = '"';
+            *p++ = '"';
+        } else {
+            memcpy(p, name, n);
+            p += n;
+        }
+    }
+    *p++ = '\n';
+    return p;
+}
+
+/* name: the request's or buffer's trace `name=` (NULL: none), read only with
+ * --placements-names, so a caller's lookup (slot_name) is all a run without it pays. */
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
-                          uint64_t req, int ok)
+                          uint64_t req, int ok, const char *name)
 {
     if (!s->o.placements)
         return;
@@ -1041,6 +1067,8 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         memcpy(p, ",oom\n", 5);
         p += 5;
     }
+    if (__builtin_expect(s->o.placements_names, 0))
+        p = put_name(p - 1, name); /* over the status's newline */
     s->pn += (size_t)(p - start);
 }
 
@@ -1227,7 +1255,7 @@ static inline const char *slot_name(const sim *s, const slot *x)
 static void relocated(sim *s, const slot *x, int from_level, int level, const alloc_out *o,
                   int status)
 {
-    placement_row(s, s->seq, x->id, level, o, x->requested, status);
+    placement_row(s, s->seq, x->id, level, o, x->requested, status, slot_name(s, x));
     if (status == PL_MOVED)
         log_move(s, level, x->id, x->addr, o->addr, o->size);
     else
@@ -1628,7 +1656,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, at, w.seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok, slot_name(s, x));
-    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM);
+    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM, slot_name(s, x));
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
     else
@@ -2079,7 +2107,7 @@ static void defrag(sim *s, int level)
             if (s->obs && s->obs->oom)
                 s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
                             "defrag", slot_name(s, x));
-            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM);
+            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM, slot_name(s, x));
             log_oom(s, level, x->id, x->requested);
             if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
                 /* its copy to the host was made before the round trip found no place for it:
@@ -2779,7 +2807,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
-            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED);
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED, ev->name);
             log_donate(s, level, ev->id, ev->donate, keep.addr, keep.given);
             if (s->obs && s->obs->free)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
@@ -2891,7 +2919,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
                           ev->bytes, o.size, 1, ev->name);
         /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
          * 2026-11-27 neither, so the rows no longer added up to allocs) */
-        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED);
+        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED, ev->name);
         log_served(s, level, o.addr, o.size);
         /* a row (and the observer's counters) for the instant it is held, where the level's
          * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the
@@ -3855,8 +3883,10 @@ int sim_create(sim **out, const am_config *cfg, const sim_opts *o, am_error *err
                 link_pair(c[-1].l, c->l);
         }
     }
-    if (o->placements)
-        fputs("seq,id,level,address,requested,allocated,status\n", o->placements);
+    if (o->placements) /* the contract's header; the name column only when asked for */
+        fputs(o->placements_names ? "seq,id,level,address,requested,allocated,status,name\n"
+                                  : "seq,id,level,address,requested,allocated,status\n",
+              o->placements);
     if (o->timeline)
         fputs("time_ps,seq,level,live_bytes,allocated_bytes,reserved_bytes\n", o->timeline);
     *out = s;

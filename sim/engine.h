@@ -126,6 +126,7 @@ typedef struct sim_observer {
 
 typedef struct sim_opts {
     FILE *placements;      /* CSV: seq,id,level,address,requested,allocated,status */
+    int placements_names;  /* placements gets an eighth column, name: each row's trace name= */
     FILE *timeline;        /* CSV samples */
     FILE *log;             /* allocator event log (R/G/A/OOM/M/P/S lines) */
     int check;             /* run every invariant check after every event */

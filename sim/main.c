@@ -32,7 +32,7 @@ typedef struct run_args {
     const char *expect, *save_expect;
     const char *chrome_trace, *pytorch_snapshot;
     const char *device_s; /* --device as given */
-    int quiet, check, lenient, fail_on_oom, device;
+    int quiet, check, lenient, fail_on_oom, device, placements_names;
 } run_args;
 
 static const char *prog = "amsim";
@@ -73,6 +73,9 @@ static void usage_run(FILE *f)
             "                          memories.hbm.allocator.memory_limit=1GiB\n"
             "  --json FILE             summary JSON\n"
             "  --placements FILE       one CSV row per allocation request\n"
+            "  --placements-names      placements (FILE and -o's) get an eighth column, name:\n"
+            "                          the request's trace name= (the buffer's on a moved,\n"
+            "                          spilled or restored row), CSV-quoted, empty for none\n"
             "  --timeline FILE         memory over time (CSV: a row per allocation or free; with\n"
             "                          report.timeline_interval=T, each level's last row in\n"
             "                          each period of T)\n"
@@ -101,7 +104,7 @@ static void usage_run(FILE *f)
 enum {
     R_HELP, R_QUIET, R_CHECK, R_LENIENT, R_FAIL_ON_OOM, R_SET, R_DEVICE, R_CONFIG, R_TRACE,
     R_POLICY, R_JSON, R_PLACEMENTS, R_TIMELINE, R_CHROME, R_SNAPSHOT, R_LOG, R_OUT, R_EXPECT,
-    R_SAVE_EXPECT, R_N
+    R_SAVE_EXPECT, R_PLACEMENTS_NAMES, R_N
 };
 
 static const cli_opt run_opts[] = {
@@ -115,6 +118,7 @@ static const cli_opt run_opts[] = {
     [R_CHROME] = {"chrome-trace", 0, CLI_PATH},     [R_SNAPSHOT] = {"pytorch-snapshot", 0, CLI_PATH},
     [R_LOG] = {"log", 0, CLI_PATH},                 [R_OUT] = {"out", 'o', CLI_PATH},
     [R_EXPECT] = {"expect", 0, CLI_IN},             [R_SAVE_EXPECT] = {"save-expect", 0, CLI_PATH},
+    [R_PLACEMENTS_NAMES] = {"placements-names", 0, CLI_FLAG},
     [R_N] = {NULL, 0, 0}};
 
 /* 0 ok, 1 usage error, -1 help printed */
@@ -160,6 +164,9 @@ static int parse_run(int argc, char **argv, run_args *a)
         case R_FAIL_ON_OOM:
             a->fail_on_oom = 1;
             break;
+        case R_PLACEMENTS_NAMES:
+            a->placements_names = 1;
+            break;
         case R_SET:
             if (a->nsets == MAX_SETS) {
                 am_msg("%s run: more than %d --set options\n", prog, MAX_SETS);
@@ -179,6 +186,11 @@ static int parse_run(int argc, char **argv, run_args *a)
         am_msg("%s run: -c CONFIG and -t TRACE are required (see amsim run --help)\n", prog);
         return 1;
     }
+    /* a flag that would change nothing is a mistake the user should hear of */
+    if (a->placements_names && !a->placements && !a->outdir) {
+        am_msg("%s run: --placements-names needs --placements FILE or -o DIR\n", prog);
+        return 1;
+    }
     return 0;
 }
 
@@ -190,6 +202,7 @@ static int cmd_run(int argc, char **argv)
         return pr < 0 ? (usage_run(stdout), 0) : 1;
     run_spec sp = {.config = a.config, .trace = a.trace, .policy = a.policy, .nsets = a.nsets,
                    .json = a.json, .placements = a.placements, .timeline = a.timeline,
+                   .placements_names = a.placements_names,
                    .chrome_trace = a.chrome_trace, .pytorch_snapshot = a.pytorch_snapshot,
                    .log = a.log, .outdir = a.outdir,
                    .expect = a.expect, .save_expect = a.save_expect, .text = a.quiet ? NULL : stdout,

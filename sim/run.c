@@ -272,7 +272,8 @@ int run_once(const run_spec *sp, run_done_fn done, void *ctx, uint64_t *ooms, am
     const sim_observer *obs = obs_mux_init(&mux, chain, 3);
     if ((sp->expect || sp->save_expect) && expect_begin(&xp, sp->expect, cfg, obs, err) != 0)
         goto out;
-    sim_opts so = {.placements = out_fp(o[src[0]]), .timeline = out_fp(o[src[1]]),
+    sim_opts so = {.placements = out_fp(o[src[0]]), .placements_names = sp->placements_names,
+                   .timeline = out_fp(o[src[1]]),
                    .log = out_fp(o[O_LOG]), .check = sp->check, .lenient = sp->lenient,
                    .no_lenient_option = sp->no_lenient_option, .progress = sp->progress,
                    .observer = xp ? expect_observer(xp) : obs};

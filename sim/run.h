@@ -28,6 +28,7 @@ typedef struct run_spec {
     const char *sets[RUN_MAX_SETS + RUN_EXTRA_SETS + RUN_REF_SETS];
     int nsets;
     const char *json, *placements, *timeline, *log; /* output files or NULL ("-": stdout) */
+    int placements_names;        /* the placements CSV's name column (sim_opts) */
     const char *outdir;          /* all outputs + effective_config.yaml + report.txt */
     FILE *text;                  /* text report destination, or NULL */
     int check, lenient, device, progress;

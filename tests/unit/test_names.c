@@ -430,6 +430,105 @@ static void test_snapshot_moved_name(void)
     free(c);
 }
 
+/* `run ARGS --placements FILE` with cfg and trace written under tag: the CSV (caller frees). */
+static char *names_placements(const char *cfg, const char *trace, const char *tag,
+                              const char *extra)
+{
+    char args[2048], csv[512];
+    snprintf(csv, sizeof csv, "%s/%s.csv", tu_tmpdir(), tag);
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements '%s' %s", cfg, trace, csv,
+             extra);
+    char *err = NULL;
+    int rc = tu_amsim(args, NULL, &err);
+    if (rc != 0)
+        printf("\namsim %s: status %d: %s\n", args, rc, err ? err : "");
+    free(err);
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    char *c = tu_slurp(csv, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    return c;
+}
+
+/* --placements-names: every row gets its request's name, or its buffer's on a row the runtime
+ * wrote (spilled, restored), quoted as RFC 4180 says when it holds a comma or a quote, empty
+ * for none (3); an oom row (4) has its request's. Without the option the CSV is the contract's,
+ * names or not. (Until 2026-11-28 the CSV had no names.) */
+static void test_placements_names_spill(void)
+{
+    const char *cfg = tu_write("pn_spill.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 4MiB\n    allocator: {policy: bfc, memory_limit: "
+                               "4MiB, allow_growth: true}\n    on_oom: spill_to_host\n"
+                               "    spill_host: host\n");
+    const char *tr = tu_write("pn_spill.trace", "amsim-trace v1\n"
+                              "alloc 1 2MiB name=model.py:101:forward\nalloc 2 2MiB name=a,\"b\"\n"
+                              "alloc 3 2MiB\nuse 1\nalloc 4 64MiB name=big\nfree 1\nfree 2\n"
+                              "free 3\n");
+    static const char *const rows[] = {
+        "0,1,hbm,0,2097152,2097152,ok",          "1,2,hbm,2097152,2097152,2097152,ok",
+        "2,1,host,0,2097152,2097152,spilled",    "2,3,hbm,0,2097152,2097152,ok",
+        "3,2,host,2097152,2097152,2097152,spilled",
+        "3,1,hbm,2097152,2097152,2097152,restored", "4,4,hbm,,67108864,,oom"};
+    static const char *const names[] = {"model.py:101:forward", "\"a,\"\"b\"\"\"",
+                                        "model.py:101:forward", "", "\"a,\"\"b\"\"\"",
+                                        "model.py:101:forward", "big"};
+    char want[2048], plain[2048];
+    int n = snprintf(want, sizeof want, "seq,id,level,address,requested,allocated,status,name\n");
+    int m = snprintf(plain, sizeof plain, "seq,id,level,address,requested,allocated,status\n");
+    for (int i = 0; i < 7; i++) {
+        n += snprintf(want + n, sizeof want - (size_t)n, "%s,%s\n", rows[i], names[i]);
+        m += snprintf(plain + m, sizeof plain - (size_t)m, "%s\n", rows[i]);
+    }
+    char *c = names_placements(cfg, tr, "pn_spill", "--placements-names");
+    CU_ASSERT_STRING_EQUAL(c, want);
+    free(c);
+    c = names_placements(cfg, tr, "pn_spill_plain", "");
+    CU_ASSERT_STRING_EQUAL(c, plain);
+    free(c);
+    /* -o DIR's placements.csv too, the same bytes as the FILE given with it */
+    char args[2048], dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/pn_out", tu_tmpdir());
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' -o '%s' --placements-names", cfg, tr,
+             dir);
+    CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+    snprintf(path, sizeof path, "%s/placements.csv", dir);
+    c = tu_slurp(path, NULL);
+    CU_ASSERT_FATAL(c != NULL);
+    CU_ASSERT_STRING_EQUAL(c, want);
+    free(c);
+    /* a flag that would change nothing is refused */
+    char *err = NULL;
+    snprintf(args, sizeof args, "run -q -c '%s' -t '%s' --placements-names", cfg, tr);
+    CU_ASSERT_EQUAL(tu_amsim(args, NULL, &err), 1);
+    CU_ASSERT(err && strstr(err, "--placements-names needs --placements FILE or -o DIR") != NULL);
+    free(err);
+}
+
+/* The rows a defragmentation writes (moved) carry the buffer's name, a matched donation's
+ * (donated) and a served recorded `oom` line's (served) their line's. */
+static void test_placements_names_moved(void)
+{
+    const char *cfg = tu_write("pn_mv.yaml", "version: 1\ndevice: h100\nmemories:\n  hbm:\n"
+                               "    capacity: 4MiB\n    allocator: {policy: best_fit, "
+                               "commit_granularity: 1MiB}\n    defrag: {mode: compact, trigger: "
+                               "on_oom}\n");
+    const char *tr = tu_write("pn_mv.trace", "amsim-trace v1\nalloc 1 1MiB\nalloc 2 1MiB name=w2\n"
+                              "alloc 3 1MiB\nalloc 4 1MiB name=w4\nfree 1\nfree 3\n"
+                              "alloc 5 2MiB name=x\nalloc 6 2MiB donate=5 name=don\nfree 2\n"
+                              "oom 1MiB name=srv\nsync\n");
+    char *c = names_placements(cfg, tr, "pn_mv", "--placements-names");
+    CU_ASSERT_STRING_EQUAL(c, "seq,id,level,address,requested,allocated,status,name\n"
+                              "0,1,hbm,0,1048576,1048576,ok,\n"
+                              "1,2,hbm,1048576,1048576,1048576,ok,w2\n"
+                              "2,3,hbm,2097152,1048576,1048576,ok,\n"
+                              "3,4,hbm,3145728,1048576,1048576,ok,w4\n"
+                              "6,2,hbm,0,1048576,1048576,moved,w2\n"
+                              "6,4,hbm,1048576,1048576,1048576,moved,w4\n"
+                              "6,5,hbm,2097152,2097152,2097152,ok,x\n"
+                              "7,6,hbm,2097152,2097152,2097152,donated,don\n"
+                              "9,,hbm,0,1048576,1048576,served,srv\n");
+    free(c);
+}
+
 static const struct tu_test tests[] = {
     {"an out-of-memory event carries its request's name", test_oom_name},
     {"a wait for frees that runs out keeps its request's name", test_oom_name_after_wait},
@@ -442,6 +541,10 @@ static const struct tu_test tests[] = {
      test_snapshot_frames},
     {"snapshot: an oom entry is named from its frames", test_snapshot_oom_frames},
     {"snapshot: a buffer a compaction moves keeps its name", test_snapshot_moved_name},
+    {"placements: --placements-names on ok, oom, spilled and restored rows, quoted",
+     test_placements_names_spill},
+    {"placements: --placements-names on moved, donated and served rows",
+     test_placements_names_moved},
 };
 
 void suite_names(void) { tu_add_suite("names", tests, sizeof tests / sizeof tests[0]); }
