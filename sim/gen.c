@@ -1599,11 +1599,15 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 
 /* ==== kernel --op attention-bwd ==== */
 
-/* One backward kernel's buffers and step counts (see gen_attention_bwd), at its own block sizes
- * (bwd_opts): the forward's tiles (a.q_tile for a Q, dO or dQ tile, a.kv_tile for K, V, dK or
- * dV, a.p_tile for P or dS, a.stat for a padded block of l, m or di, a.scores for S or dP) and
- * a.steps, the (Q block, K/V block) pairs it computes, plus: */
+/* One backward kernel's options, k, at its own block sizes, and the names of the options they
+ * came from (bwd_opts, which picks them once for the checks, messages, header and trace), its
+ * buffers and step counts (see gen_attention_bwd): the forward's tiles (a.q_tile for a Q, dO or
+ * dQ tile, a.kv_tile for K, V, dK or dV, a.p_tile for P or dS, a.stat for a padded block of l,
+ * m or di, a.scores for S or dP) and a.steps, the (Q block, K/V block) pairs it computes,
+ * plus: */
 typedef struct bwd_kernel {
+    gen_kernel_opts k;
+    const char *bq_name, *bkv_name; /* e.g. "dq-block-q" (its own) or "block-q" (the shared) */
     attn_sizes a;
     uint64_t row;  /* a block of l, m or di as DMA'd: block_q x 128 x 4 bytes */
     uint64_t acc;  /* fp32 scratch: dK or dV block_kv x d x 4 (dkv), dQ block_q x d x 4 (dq) */
@@ -1613,6 +1617,7 @@ typedef struct bwd_kernel {
 /* The backward's sizes: each kernel's, and what they share. */
 typedef struct bwd_sizes {
     bwd_kernel dkv, dq;
+    int same;        /* both kernels run with the same blocks (bwd_same_blocks) */
     uint64_t lm;     /* l, m or di on hbm: batch x heads x seq_q x 128 fp32 words */
     uint64_t hbm;    /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
     uint64_t vmem;   /* the larger kernel's vmem peak */
@@ -1636,17 +1641,19 @@ static uint64_t bwd_first_q(const gen_kernel_opts *o, uint64_t c)
     return o->causal ? (c * o->block_kv + 1) / o->block_q : 0; /* c block_kv < seq_kv */
 }
 
-/* The options a backward kernel runs with: o, its block sizes those of --dkv-block-q and
- * --dkv-block-kv (dkv) or --dq-block-q and --dq-block-kv, each of which (at 0) is --block-q or
- * --block-kv, as Pallas's BlockSizes gives each kernel its own (block_q_major_dkv,
- * block_k_major_dkv; block_q_dq, block_k_major_dq). */
-static gen_kernel_opts bwd_opts(const gen_kernel_opts *o, int dq)
+/* The options a backward kernel runs with, into z->k: o, its block sizes those of --dkv-block-q
+ * and --dkv-block-kv (dkv) or --dq-block-q and --dq-block-kv, each of which (at 0) is --block-q
+ * or --block-kv, as Pallas's BlockSizes gives each kernel its own (block_q_major_dkv,
+ * block_k_major_dkv; block_q_dq, block_k_major_dq); and the names of the options they came
+ * from, which its messages give. */
+static void bwd_opts(const gen_kernel_opts *o, int dq, bwd_kernel *z)
 {
-    gen_kernel_opts k = *o;
     uint64_t bq = dq ? o->dq_block_q : o->dkv_block_q, bkv = dq ? o->dq_block_kv : o->dkv_block_kv;
-    k.block_q = bq ? bq : o->block_q;
-    k.block_kv = bkv ? bkv : o->block_kv;
-    return k;
+    z->k = *o;
+    z->k.block_q = bq ? bq : o->block_q;
+    z->k.block_kv = bkv ? bkv : o->block_kv;
+    z->bq_name = !bq ? "block-q" : dq ? "dq-block-q" : "dkv-block-q";
+    z->bkv_name = !bkv ? "block-kv" : dq ? "dq-block-kv" : "dkv-block-kv";
 }
 
 /* Whether both kernels run with the same blocks (the header and messages then name them once,
@@ -1656,26 +1663,13 @@ static int bwd_same_blocks(const gen_kernel_opts *dkv, const gen_kernel_opts *dq
     return dkv->block_q == dq->block_q && dkv->block_kv == dq->block_kv;
 }
 
-/* The names of the options kernel dq's (or dkv's) blocks came from: its own, or the shared. */
-static const char *bwd_bq_name(const gen_kernel_opts *o, int dq)
-{
-    return dq ? (o->dq_block_q ? "dq-block-q" : "block-q")
-              : (o->dkv_block_q ? "dkv-block-q" : "block-q");
-}
-
-static const char *bwd_bkv_name(const gen_kernel_opts *o, int dq)
-{
-    return dq ? (o->dq_block_kv ? "dq-block-kv" : "block-kv")
-              : (o->dkv_block_kv ? "dkv-block-kv" : "block-kv");
-}
-
 /* One kernel's checks (attention_check's, under its options' names) and sizes, its vmem peak
- * by the layout of buffers that bwd_dkv or bwd_dq allocates (within 4 EiB: checked after the
- * hbm's, as until 2026-11-28). */
-static int bwd_kernel_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
-                            bwd_kernel *z, am_error *err)
+ * by the layout of buffers that bwd_dkv (dq 0) or bwd_dq allocates (within 4 EiB: checked after
+ * the hbm's, as until 2026-11-28). z->k and the names are bwd_opts's. */
+static int bwd_kernel_check(bwd_kernel *z, int dq, am_error *err)
 {
-    if (attention_check_named(k, &z->a, bwd_bq_name(o, dq), bwd_bkv_name(o, dq), err))
+    const gen_kernel_opts *k = &z->k;
+    if (attention_check_named(k, &z->a, z->bq_name, z->bkv_name, err))
         return -1;
     gcheck c = {"gen kernel", err, 0, 0};
     const attn_sizes *a = &z->a;
@@ -1707,14 +1701,14 @@ static int bwd_kernel_check(const gen_kernel_opts *k, const gen_kernel_opts *o, 
  * runs it; the dkv kernel writes its dK and dV as zeros without computing, and the dq kernel's
  * last Q block skips it and fetches the head's K/V block 0 for nothing, as the forward's:
  * neither is modelled. */
-static int bwd_causal_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
-                            am_error *err)
+static int bwd_causal_check(const bwd_kernel *z, am_error *err)
 {
+    const gen_kernel_opts *k = &z->k;
     if (k->causal && k->seq_kv - k->block_kv + 1 >= k->seq_q)
         return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd --causal: --seq-kv %" PRIu64
                        " is at least --seq-q + --%s - 1 (%" PRIu64 " + %" PRIu64 " - 1): "
                        "the last K/V block has no row below the diagonal, which the trace does "
-                       "not model", k->seq_kv, bwd_bkv_name(o, dq), k->seq_q, k->block_kv);
+                       "not model", k->seq_kv, z->bkv_name, k->seq_q, k->block_kv);
     return 0;
 }
 
@@ -1728,8 +1722,9 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
         return am_fail(err, AM_EINPUT, "gen kernel: --block-b is an option of --op attention, "
                        "not of --op attention-bwd (Pallas's backward kernels take one batch "
                        "element a step)");
-    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
-    if (bwd_kernel_check(&kd, o, 0, &z->dkv, err) || bwd_kernel_check(&kq, o, 1, &z->dq, err))
+    bwd_opts(o, 0, &z->dkv);
+    bwd_opts(o, 1, &z->dq);
+    if (bwd_kernel_check(&z->dkv, 0, err) || bwd_kernel_check(&z->dq, 1, err))
         return -1;
     /* --block-q and --block-kv when both kernels have their own (else checked above) */
     gcheck c = {"gen kernel", err, 0, 0};
@@ -1739,15 +1734,16 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
     ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
     if (c.failed)
         return -1;
+    z->same = bwd_same_blocks(&z->dkv.k, &z->dq.k);
     const attn_sizes *a = &z->dkv.a;
     uint64_t sd = z->dkv.a.steps, sq = z->dq.a.steps; /* each at most 10^7 */
-    if (bwd_same_blocks(&kd, &kq) && (double)sd * 2 > 1e7)
+    if (z->same && (double)sd * 2 > 1e7)
         return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
                        "2 x %" PRIu64 " tile steps, more than 10^7", sd);
     if (sd + sq > 10000000)
         return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
                        "%" PRIu64 " (dkv) + %" PRIu64 " (dq) tile steps, more than 10^7", sd, sq);
-    if (bwd_causal_check(&kd, o, 0, err) || bwd_causal_check(&kq, o, 1, err))
+    if (bwd_causal_check(&z->dkv, err) || bwd_causal_check(&z->dq, err))
         return -1;
     /* batch x heads at most 2^48 (each at most 2^24): exact */
     z->lm = ck_mul(&c, ck_mul(&c, o->batch * o->heads, o->seq_q), 128 * 4);
@@ -2021,9 +2017,9 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const
 /* The backward trace's header: its options (each kernel's blocks after the shared ones where
  * they differ from them, so that a trace without them keeps its bytes), the peaks in closed
  * form and each kernel's vmem. */
-static void bwd_header(FILE *f, const gen_kernel_opts *o, const gen_kernel_opts *kd,
-                       const gen_kernel_opts *kq, const bwd_sizes *z)
+static void bwd_header(FILE *f, const gen_kernel_opts *o, const bwd_sizes *z)
 {
+    const gen_kernel_opts *kd = &z->dkv.k, *kq = &z->dq.k;
     const attn_sizes *a = &z->dkv.a, *q = &z->dq.a;
     char line[512];
     size_t n = 0;
@@ -2075,14 +2071,12 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     memset(&z, 0, sizeof z);
     if (attention_bwd_check(o, &z, err))
         return -1;
-    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
-    int same = bwd_same_blocks(&kd, &kq);
     const attn_sizes *a = &z.dkv.a, *q = &z.dq.a;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    bwd_header(f, o, &kd, &kq, &z);
-    if (o->causal && same)
+    bwd_header(f, o, &z);
+    if (o->causal && z.same)
         fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " steps computed per kernel, the blocks "
                 "above the diagonal not computed\n", a->steps, a->units * a->nq * a->nkv);
     else if (o->causal)
@@ -2102,9 +2096,9 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
     h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
     h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
-    bwd_dkv(&g, &kd, &z.dkv, &h);
+    bwd_dkv(&g, &z.dkv.k, &z.dkv, &h);
     if (!g.clock_over && !g.too_long)
-        bwd_dq(&g, &kq, &z.dq, &h);
+        bwd_dq(&g, &z.dq.k, &z.dq, &h);
     uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
     for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
         g_free(&g, ids[i]);
