@@ -1299,8 +1299,8 @@ static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, u
 /* Every option of gen kernel --op attention in range, every buffer within 4 EiB; z gets the
  * sizes. o->block_q and o->block_kv are the options named bq and bkv (a backward kernel's own
  * blocks, attention_bwd_check, are checked as the forward's, under their names). */
-static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const char *bq_name,
-                                 const char *bkv_name, am_error *err)
+static int attention_check(const gen_kernel_opts *o, attn_sizes *z, const char *bq_name,
+                           const char *bkv_name, am_error *err)
 {
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
@@ -1406,15 +1406,10 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
     return 0;
 }
 
-static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *err)
-{
-    return attention_check_named(o, z, "block-q", "block-kv", err);
-}
-
 /* The header line of an attention trace's options (op "attention" or "attention-bwd"), as the
  * command line gives them, more (the backward's own blocks, or "") after --block-kv. */
-static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *op,
-                                 const char *more)
+static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op,
+                             const char *more)
 {
     char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64, op, o->heads);
@@ -1430,11 +1425,6 @@ static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *
     if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
         fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
     fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
-}
-
-static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op)
-{
-    attn_header_opts_ext(f, o, op, "");
 }
 
 /* The VPU's work on a score tile, ops elementwise operations, as a compute on stream 0
@@ -1467,7 +1457,7 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
  * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (batch group, head,
  * Q block, K/V block), Pallas's grid: each tile holds --block-b batch elements, whose bodies
- * run one after the other within the step (attention_check_named's sizes); stream 1 loads
+ * run one after the other within the step (attention_check's sizes); stream 1 loads
  * step s+1 (with the Q tile when s+1 starts a Q block) into the other buffers while step s
  * computes, as gen_kernel does. The softmax's elementwise work is charged
  * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
@@ -1484,14 +1474,14 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
     attn_sizes z = {0}; /* set by attention_check (gcc cannot tell it returns nonzero) */
-    if (attention_check(o, &z, err))
+    if (attention_check(o, &z, "block-q", "block-kv", err))
         return -1;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
     uint64_t steps = z.steps; /* at most 10^7: attention_check */
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    attn_header_opts(f, o, "attention");
+    attn_header_opts(f, o, "attention", "");
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
             "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
@@ -1669,7 +1659,7 @@ static int bwd_same_blocks(const gen_kernel_opts *dkv, const gen_kernel_opts *dq
 static int bwd_kernel_check(bwd_kernel *z, int dq, am_error *err)
 {
     const gen_kernel_opts *k = &z->k;
-    if (attention_check_named(k, &z->a, z->bq_name, z->bkv_name, err))
+    if (attention_check(k, &z->a, z->bq_name, z->bkv_name, err))
         return -1;
     gcheck c = {"gen kernel", err, 0, 0};
     const attn_sizes *a = &z->a;
@@ -1751,7 +1741,7 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
     z->lm = ck_mul(&c, ck_mul(&c, o->batch * o->heads, o->seq_q), 128 * 4);
     z->hbm = ck_add(&c, ck_add(&c, ck_mul(&c, a->qo, 4), ck_mul(&c, a->kv, 4)),
                     ck_mul(&c, z->lm, 3));
-    const char *xb = o->batch != 1 ? "--batch x " : ""; /* as attention_check_named's */
+    const char *xb = o->batch != 1 ? "--batch x " : ""; /* as attention_check's */
     char what[200];
     snprintf(what, sizeof what, "Q, K, V, O, dO, dQ, dK, dV, l, m and di together on hbm (4 x "
              "%s--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x %s--heads "
@@ -2037,7 +2027,7 @@ static void bwd_header(FILE *f, const gen_kernel_opts *o, const bwd_sizes *z)
         if (own[i].v != own[i].shared)
             n += (size_t)snprintf(line + n, sizeof line - n, " --%s %" PRIu64, own[i].name,
                                   own[i].v);
-    attn_header_opts_ext(f, o, "attention-bwd", line);
+    attn_header_opts(f, o, "attention-bwd", line);
     char s_dp[64];
     if (a->scores == q->scores)
         snprintf(s_dp, sizeof s_dp, "%" PRIu64, a->scores);
