@@ -1299,8 +1299,8 @@ static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, u
 /* Every option of gen kernel --op attention in range, every buffer within 4 EiB; z gets the
  * sizes. o->block_q and o->block_kv are the options named bq and bkv (a backward kernel's own
  * blocks, attention_bwd_check, are checked as the forward's, under their names). */
-static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const char *bq_name,
-                                 const char *bkv_name, am_error *err)
+static int attention_check(const gen_kernel_opts *o, attn_sizes *z, const char *bq_name,
+                           const char *bkv_name, am_error *err)
 {
     if (g_seed_check("gen kernel", o->seed, err))
         return -1;
@@ -1406,15 +1406,10 @@ static int attention_check_named(const gen_kernel_opts *o, attn_sizes *z, const 
     return 0;
 }
 
-static int attention_check(const gen_kernel_opts *o, attn_sizes *z, am_error *err)
-{
-    return attention_check_named(o, z, "block-q", "block-kv", err);
-}
-
 /* The header line of an attention trace's options (op "attention" or "attention-bwd"), as the
  * command line gives them, more (the backward's own blocks, or "") after --block-kv. */
-static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *op,
-                                 const char *more)
+static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op,
+                             const char *more)
 {
     char tf[32], mf[32], ji[32];
     fprintf(f, "# amsim gen kernel: --op %s --heads %" PRIu64, op, o->heads);
@@ -1430,11 +1425,6 @@ static void attn_header_opts_ext(FILE *f, const gen_kernel_opts *o, const char *
     if (o->vpu_tflops > 0) /* absent at 0, so traces without it keep their bytes */
         fprintf(f, " --vpu-tflops %s", g_real(tf, o->vpu_tflops));
     fprintf(f, " --jitter %s --seed %" PRIu64 "\n", g_real(ji, o->jitter), o->seed);
-}
-
-static void attn_header_opts(FILE *f, const gen_kernel_opts *o, const char *op)
-{
-    attn_header_opts_ext(f, o, op, "");
 }
 
 /* The VPU's work on a score tile, ops elementwise operations, as a compute on stream 0
@@ -1467,7 +1457,7 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
  * maximum and sum) are vmem scratch for the whole Q block. At its end the output, divided by l,
  * goes accumulator -> vmem -> hbm as the matmul's tiles do. Steps are (batch group, head,
  * Q block, K/V block), Pallas's grid: each tile holds --block-b batch elements, whose bodies
- * run one after the other within the step (attention_check_named's sizes); stream 1 loads
+ * run one after the other within the step (attention_check's sizes); stream 1 loads
  * step s+1 (with the Q tile when s+1 starts a Q block) into the other buffers while step s
  * computes, as gen_kernel does. The softmax's elementwise work is charged
  * only with --vpu-tflops, as a compute between the two matmuls (ATTN_SOFTMAX_OPS per score).
@@ -1484,14 +1474,14 @@ static void attn_p(gctx *g, const gen_kernel_opts *o, const attn_sizes *a, uint6
 static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 {
     attn_sizes z = {0}; /* set by attention_check (gcc cannot tell it returns nonzero) */
-    if (attention_check(o, &z, err))
+    if (attention_check(o, &z, "block-q", "block-kv", err))
         return -1;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim;
     uint64_t steps = z.steps; /* at most 10^7: attention_check */
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    attn_header_opts(f, o, "attention");
+    attn_header_opts(f, o, "attention", "");
     fprintf(f, "# peak live bytes: hbm %" PRIu64 " (Q, K, V, O), vmem %" PRIu64 " (2 x (Q, K, V, "
             "O tiles %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64 ") + P %" PRIu64
             " + m, l %" PRIu64 " each), accumulator %" PRIu64 " (output %" PRIu64 " + S %"
@@ -1599,11 +1589,15 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
 
 /* ==== kernel --op attention-bwd ==== */
 
-/* One backward kernel's buffers and step counts (see gen_attention_bwd), at its own block sizes
- * (bwd_opts): the forward's tiles (a.q_tile for a Q, dO or dQ tile, a.kv_tile for K, V, dK or
- * dV, a.p_tile for P or dS, a.stat for a padded block of l, m or di, a.scores for S or dP) and
- * a.steps, the (Q block, K/V block) pairs it computes, plus: */
+/* One backward kernel's options, k, at its own block sizes, and the names of the options they
+ * came from (bwd_opts, which picks them once for the checks, messages, header and trace), its
+ * buffers and step counts (see gen_attention_bwd): the forward's tiles (a.q_tile for a Q, dO or
+ * dQ tile, a.kv_tile for K, V, dK or dV, a.p_tile for P or dS, a.stat for a padded block of l,
+ * m or di, a.scores for S or dP) and a.steps, the (Q block, K/V block) pairs it computes,
+ * plus: */
 typedef struct bwd_kernel {
+    gen_kernel_opts k;
+    const char *bq_name, *bkv_name; /* e.g. "dq-block-q" (its own) or "block-q" (the shared) */
     attn_sizes a;
     uint64_t row;  /* a block of l, m or di as DMA'd: block_q x 128 x 4 bytes */
     uint64_t acc;  /* fp32 scratch: dK or dV block_kv x d x 4 (dkv), dQ block_q x d x 4 (dq) */
@@ -1613,6 +1607,7 @@ typedef struct bwd_kernel {
 /* The backward's sizes: each kernel's, and what they share. */
 typedef struct bwd_sizes {
     bwd_kernel dkv, dq;
+    int same;        /* both kernels run with the same blocks (bwd_same_blocks) */
     uint64_t lm;     /* l, m or di on hbm: batch x heads x seq_q x 128 fp32 words */
     uint64_t hbm;    /* Q, K, V, O, dO, l, m, di, dQ, dK, dV */
     uint64_t vmem;   /* the larger kernel's vmem peak */
@@ -1636,17 +1631,19 @@ static uint64_t bwd_first_q(const gen_kernel_opts *o, uint64_t c)
     return o->causal ? (c * o->block_kv + 1) / o->block_q : 0; /* c block_kv < seq_kv */
 }
 
-/* The options a backward kernel runs with: o, its block sizes those of --dkv-block-q and
- * --dkv-block-kv (dkv) or --dq-block-q and --dq-block-kv, each of which (at 0) is --block-q or
- * --block-kv, as Pallas's BlockSizes gives each kernel its own (block_q_major_dkv,
- * block_k_major_dkv; block_q_dq, block_k_major_dq). */
-static gen_kernel_opts bwd_opts(const gen_kernel_opts *o, int dq)
+/* The options a backward kernel runs with, into z->k: o, its block sizes those of --dkv-block-q
+ * and --dkv-block-kv (dkv) or --dq-block-q and --dq-block-kv, each of which (at 0) is --block-q
+ * or --block-kv, as Pallas's BlockSizes gives each kernel its own (block_q_major_dkv,
+ * block_k_major_dkv; block_q_dq, block_k_major_dq); and the names of the options they came
+ * from, which its messages give. */
+static void bwd_opts(const gen_kernel_opts *o, int dq, bwd_kernel *z)
 {
-    gen_kernel_opts k = *o;
     uint64_t bq = dq ? o->dq_block_q : o->dkv_block_q, bkv = dq ? o->dq_block_kv : o->dkv_block_kv;
-    k.block_q = bq ? bq : o->block_q;
-    k.block_kv = bkv ? bkv : o->block_kv;
-    return k;
+    z->k = *o;
+    z->k.block_q = bq ? bq : o->block_q;
+    z->k.block_kv = bkv ? bkv : o->block_kv;
+    z->bq_name = !bq ? "block-q" : dq ? "dq-block-q" : "dkv-block-q";
+    z->bkv_name = !bkv ? "block-kv" : dq ? "dq-block-kv" : "dkv-block-kv";
 }
 
 /* Whether both kernels run with the same blocks (the header and messages then name them once,
@@ -1656,26 +1653,13 @@ static int bwd_same_blocks(const gen_kernel_opts *dkv, const gen_kernel_opts *dq
     return dkv->block_q == dq->block_q && dkv->block_kv == dq->block_kv;
 }
 
-/* The names of the options kernel dq's (or dkv's) blocks came from: its own, or the shared. */
-static const char *bwd_bq_name(const gen_kernel_opts *o, int dq)
-{
-    return dq ? (o->dq_block_q ? "dq-block-q" : "block-q")
-              : (o->dkv_block_q ? "dkv-block-q" : "block-q");
-}
-
-static const char *bwd_bkv_name(const gen_kernel_opts *o, int dq)
-{
-    return dq ? (o->dq_block_kv ? "dq-block-kv" : "block-kv")
-              : (o->dkv_block_kv ? "dkv-block-kv" : "block-kv");
-}
-
 /* One kernel's checks (attention_check's, under its options' names) and sizes, its vmem peak
- * by the layout of buffers that bwd_dkv or bwd_dq allocates (within 4 EiB: checked after the
- * hbm's, as until 2026-11-28). */
-static int bwd_kernel_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
-                            bwd_kernel *z, am_error *err)
+ * by the layout of buffers that bwd_dkv (dq 0) or bwd_dq allocates (within 4 EiB: checked after
+ * the hbm's, as until 2026-11-28). z->k and the names are bwd_opts's. */
+static int bwd_kernel_check(bwd_kernel *z, int dq, am_error *err)
 {
-    if (attention_check_named(k, &z->a, bwd_bq_name(o, dq), bwd_bkv_name(o, dq), err))
+    const gen_kernel_opts *k = &z->k;
+    if (attention_check(k, &z->a, z->bq_name, z->bkv_name, err))
         return -1;
     gcheck c = {"gen kernel", err, 0, 0};
     const attn_sizes *a = &z->a;
@@ -1707,14 +1691,14 @@ static int bwd_kernel_check(const gen_kernel_opts *k, const gen_kernel_opts *o, 
  * runs it; the dkv kernel writes its dK and dV as zeros without computing, and the dq kernel's
  * last Q block skips it and fetches the head's K/V block 0 for nothing, as the forward's:
  * neither is modelled. */
-static int bwd_causal_check(const gen_kernel_opts *k, const gen_kernel_opts *o, int dq,
-                            am_error *err)
+static int bwd_causal_check(const bwd_kernel *z, am_error *err)
 {
+    const gen_kernel_opts *k = &z->k;
     if (k->causal && k->seq_kv - k->block_kv + 1 >= k->seq_q)
         return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd --causal: --seq-kv %" PRIu64
                        " is at least --seq-q + --%s - 1 (%" PRIu64 " + %" PRIu64 " - 1): "
                        "the last K/V block has no row below the diagonal, which the trace does "
-                       "not model", k->seq_kv, bwd_bkv_name(o, dq), k->seq_q, k->block_kv);
+                       "not model", k->seq_kv, z->bkv_name, k->seq_q, k->block_kv);
     return 0;
 }
 
@@ -1728,8 +1712,9 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
         return am_fail(err, AM_EINPUT, "gen kernel: --block-b is an option of --op attention, "
                        "not of --op attention-bwd (Pallas's backward kernels take one batch "
                        "element a step)");
-    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
-    if (bwd_kernel_check(&kd, o, 0, &z->dkv, err) || bwd_kernel_check(&kq, o, 1, &z->dq, err))
+    bwd_opts(o, 0, &z->dkv);
+    bwd_opts(o, 1, &z->dq);
+    if (bwd_kernel_check(&z->dkv, 0, err) || bwd_kernel_check(&z->dq, 1, err))
         return -1;
     /* --block-q and --block-kv when both kernels have their own (else checked above) */
     gcheck c = {"gen kernel", err, 0, 0};
@@ -1739,21 +1724,24 @@ static int attention_bwd_check(const gen_kernel_opts *o, bwd_sizes *z, am_error 
     ck_block(&c, "block-kv", o->block_kv, "seq-kv", o->seq_kv);
     if (c.failed)
         return -1;
+    z->same = bwd_same_blocks(&z->dkv.k, &z->dq.k);
     const attn_sizes *a = &z->dkv.a;
     uint64_t sd = z->dkv.a.steps, sq = z->dq.a.steps; /* each at most 10^7 */
-    if (bwd_same_blocks(&kd, &kq) && (double)sd * 2 > 1e7)
-        return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
-                       "2 x %" PRIu64 " tile steps, more than 10^7", sd);
-    if (sd + sq > 10000000)
+    if (sd + sq > 10000000) {
+        /* with the same blocks sd == sq: the message names the count once, as until 2026-11-28 */
+        if (z->same)
+            return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come "
+                           "to 2 x %" PRIu64 " tile steps, more than 10^7", sd);
         return am_fail(err, AM_EINPUT, "gen kernel: --op attention-bwd: its two kernels come to "
                        "%" PRIu64 " (dkv) + %" PRIu64 " (dq) tile steps, more than 10^7", sd, sq);
-    if (bwd_causal_check(&kd, o, 0, err) || bwd_causal_check(&kq, o, 1, err))
+    }
+    if (bwd_causal_check(&z->dkv, err) || bwd_causal_check(&z->dq, err))
         return -1;
     /* batch x heads at most 2^48 (each at most 2^24): exact */
     z->lm = ck_mul(&c, ck_mul(&c, o->batch * o->heads, o->seq_q), 128 * 4);
     z->hbm = ck_add(&c, ck_add(&c, ck_mul(&c, a->qo, 4), ck_mul(&c, a->kv, 4)),
                     ck_mul(&c, z->lm, 3));
-    const char *xb = o->batch != 1 ? "--batch x " : ""; /* as attention_check_named's */
+    const char *xb = o->batch != 1 ? "--batch x " : ""; /* as attention_check's */
     char what[200];
     snprintf(what, sizeof what, "Q, K, V, O, dO, dQ, dK, dV, l, m and di together on hbm (4 x "
              "%s--heads x (--seq-q + --seq-kv) x --head-dim x the dtype's bytes + 3 x %s--heads "
@@ -2021,9 +2009,9 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const
 /* The backward trace's header: its options (each kernel's blocks after the shared ones where
  * they differ from them, so that a trace without them keeps its bytes), the peaks in closed
  * form and each kernel's vmem. */
-static void bwd_header(FILE *f, const gen_kernel_opts *o, const gen_kernel_opts *kd,
-                       const gen_kernel_opts *kq, const bwd_sizes *z)
+static void bwd_header(FILE *f, const gen_kernel_opts *o, const bwd_sizes *z)
 {
+    const gen_kernel_opts *kd = &z->dkv.k, *kq = &z->dq.k;
     const attn_sizes *a = &z->dkv.a, *q = &z->dq.a;
     char line[512];
     size_t n = 0;
@@ -2039,7 +2027,7 @@ static void bwd_header(FILE *f, const gen_kernel_opts *o, const gen_kernel_opts 
         if (own[i].v != own[i].shared)
             n += (size_t)snprintf(line + n, sizeof line - n, " --%s %" PRIu64, own[i].name,
                                   own[i].v);
-    attn_header_opts_ext(f, o, "attention-bwd", line);
+    attn_header_opts(f, o, "attention-bwd", line);
     char s_dp[64];
     if (a->scores == q->scores)
         snprintf(s_dp, sizeof s_dp, "%" PRIu64, a->scores);
@@ -2075,14 +2063,12 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     memset(&z, 0, sizeof z);
     if (attention_bwd_check(o, &z, err))
         return -1;
-    gen_kernel_opts kd = bwd_opts(o, 0), kq = bwd_opts(o, 1);
-    int same = bwd_same_blocks(&kd, &kq);
     const attn_sizes *a = &z.dkv.a, *q = &z.dq.a;
     gctx g;
     g_init(&g, f, o->seed, o->jitter, o->tflops, o->mfu);
     g_header(&g);
-    bwd_header(f, o, &kd, &kq, &z);
-    if (o->causal && same)
+    bwd_header(f, o, &z);
+    if (o->causal && z.same)
         fprintf(f, "# causal: %" PRIu64 " of %" PRIu64 " steps computed per kernel, the blocks "
                 "above the diagonal not computed\n", a->steps, a->units * a->nq * a->nkv);
     else if (o->causal)
@@ -2102,9 +2088,9 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
     h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
     h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
-    bwd_dkv(&g, &kd, &z.dkv, &h);
+    bwd_dkv(&g, &z.dkv.k, &z.dkv, &h);
     if (!g.clock_over && !g.too_long)
-        bwd_dq(&g, &kq, &z.dq, &h);
+        bwd_dq(&g, &z.dq.k, &z.dq, &h);
     uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
     for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
         g_free(&g, ids[i]);
