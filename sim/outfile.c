@@ -432,11 +432,14 @@ int out_open(outfile **o, const char *path, am_error *err)
      * FIFO, a terminal, /dev/stdout of a pipe) is written in place: renaming a temporary onto
      * it would replace the device node itself (as root, /dev/null became a regular file). A
      * symbolic link to a regular file is followed: its target is replaced, the link stays,
-     * except under /dev/ and /proc/ (/dev/stdout, /dev/fd/N: a descriptor the caller opened,
-     * maybe to append), which are written in place too. */
+     * except for the names of a descriptor (/dev/stdout, /dev/stderr, /dev/fd/N, anything
+     * under /proc/: one the caller opened, maybe to append), which are written in place too.
+     * Until 2026-11-28 every path under /dev/ was, so a regular file in /dev/shm was appended
+     * to, a second run's output after the first's. */
     struct stat st;
     char *target = NULL;
-    int special = strncmp(path, "/dev/", 5) == 0 || strncmp(path, "/proc/", 6) == 0;
+    int special = strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
+                  strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/", 6) == 0;
     int exists = stat(path, &st) == 0;
     if (!exists && errno != ENOENT) {
         /* A path that cannot be looked up, above all a symbolic link that loops (ln -s loop

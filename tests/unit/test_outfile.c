@@ -286,6 +286,37 @@ static void test_long_name(void)
     CU_ASSERT_EQUAL(count_in(sub, NULL), 2);
 }
 
+/* A regular file under /dev/ that is no descriptor's name (/dev/shm/x) is replaced as any
+ * regular file is: until 2026-11-28 every path under /dev/ was appended to, so a second run
+ * left two CSVs in one file. */
+static void test_dev_regular_replaced(void)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/dev/shm/amsim-test-%ld.csv", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return; /* no writable /dev/shm on this system */
+    fputs("old contents\n", f);
+    fclose(f);
+    char args[1024];
+    snprintf(args, sizeof args, "run -q -c '%s/configs/default.yaml' -t "
+             "'%s/traces/gen_train_small.trace' --placements '%s'", tu_top(), tu_top(), path);
+    for (int run = 0; run < 2; run++)
+        CU_ASSERT_EQUAL(tu_amsim(args, NULL, NULL), 0);
+    f = fopen(path, "r");
+    CU_ASSERT_FATAL(f != NULL);
+    char line[256];
+    int headers = 0, old = 0;
+    while (fgets(line, sizeof line, f)) {
+        headers += strncmp(line, "seq,id,level,", 13) == 0;
+        old += strncmp(line, "old contents", 12) == 0;
+    }
+    fclose(f);
+    unlink(path);
+    CU_ASSERT_EQUAL(headers, 1);
+    CU_ASSERT_EQUAL(old, 0);
+}
+
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
  * interrupt removes it, with the page's temporary (until 2026-11-27 it stayed), and leaves a
  * symbolic link DIR/report.html and its target as they were (until 2026-11-28 the link was
@@ -1004,6 +1035,7 @@ void suite_outfile(void)
              {"run: Chrome trace and snapshot committed with the others, all or none",
               test_run_all_or_none},
              {"an output name of 250 bytes works", test_long_name},
+             {"a regular file under /dev/ is replaced, not appended to", test_dev_regular_replaced},
              {"report: scratch folder under $TMPDIR, removed by an interrupt",
               test_report_scratch},
              {"a file size limit is a write error: status 1, no temporaries",
