@@ -339,6 +339,31 @@ static int is_fd_dir(const char *dir)
     return yes;
 }
 
+/* Whether path, or a link on its way (/dev/stdout -> /proc/self/fd/1, a link of the user's to
+ * /dev/stdout, /dev/./fd/3), lies in /proc (where /dev/fd leads too): a descriptor's name,
+ * written in place whatever the spelling. The test is on each step's real folder, not on how
+ * the path is spelled. */
+static int names_descriptor(const char *path)
+{
+    char *cur = am_strdup(path);
+    int yes = 0;
+    for (int hops = 0; hops < 40 && !yes; hops++) { /* Linux follows at most 40 links */
+        const char *base;
+        char *dir = dir_of(cur, &base);
+        char *real = realpath(dir, NULL);
+        yes = real && (strcmp(real, "/proc") == 0 || strncmp(real, "/proc/", 6) == 0);
+        free(real);
+        free(dir);
+        char *next = yes ? NULL : link_next(cur);
+        if (!next)
+            break;
+        free(cur);
+        cur = next;
+    }
+    free(cur);
+    return yes;
+}
+
 /* The held standard descriptor (out_hold_std_fd) that path names through its chain of
  * symbolic links (/dev/stdout -> /proc/self/fd/1, /dev/fd/2, a link of the user's to either),
  * or -1. Its last link leads to /dev/null, which an output would write without error: the
@@ -432,14 +457,13 @@ int out_open(outfile **o, const char *path, am_error *err)
      * FIFO, a terminal, /dev/stdout of a pipe) is written in place: renaming a temporary onto
      * it would replace the device node itself (as root, /dev/null became a regular file). A
      * symbolic link to a regular file is followed: its target is replaced, the link stays,
-     * except for the names of a descriptor (/dev/stdout, /dev/stderr, /dev/fd/N, anything
-     * under /proc/: one the caller opened, maybe to append), which are written in place too.
-     * Until 2026-11-28 every path under /dev/ was, so a regular file in /dev/shm was appended
-     * to, a second run's output after the first's. */
+     * except for a descriptor's names (names_descriptor: /dev/stdout, /dev/fd/N, a link to
+     * one, anything under /proc/: a descriptor the caller opened, maybe to append), which are
+     * written in place too. Until 2026-11-28 every path spelled under /dev/ was, so a regular
+     * file in /dev/shm was appended to, a second run's output after the first's. */
     struct stat st;
     char *target = NULL;
-    int special = strcmp(path, "/dev/stdout") == 0 || strcmp(path, "/dev/stderr") == 0 ||
-                  strncmp(path, "/dev/fd/", 8) == 0 || strncmp(path, "/proc/", 6) == 0;
+    int special = names_descriptor(path);
     int exists = stat(path, &st) == 0;
     if (!exists && errno != ENOENT) {
         /* A path that cannot be looked up, above all a symbolic link that loops (ln -s loop

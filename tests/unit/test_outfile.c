@@ -315,6 +315,32 @@ static void test_dev_regular_replaced(void)
     unlink(path);
     CU_ASSERT_EQUAL(headers, 1);
     CU_ASSERT_EQUAL(old, 0);
+
+    /* a descriptor's name keeps appending however it is spelled: /dev/./stdout, a link in
+     * /dev/shm to /dev/stdout, a link elsewhere to /proc/self/fd/1 (by where each leads, not
+     * by the spelling: the first fix of 2026-11-28 replaced the >> file of these) */
+    const char *dir = fresh("devname");
+    char link1[128], link2[PATH_MAX], out[PATH_MAX], cmd[3 * PATH_MAX + 256];
+    snprintf(link1, sizeof link1, "/dev/shm/amsim-test-%ld.so", (long)getpid());
+    snprintf(link2, sizeof link2, "%s/so", dir);
+    snprintf(out, sizeof out, "%s/out.csv", dir);
+    CU_ASSERT_FATAL(symlink("/dev/stdout", link1) == 0 && symlink("/proc/self/fd/1", link2) == 0);
+    const char *names[] = {"/dev/./stdout", link1, link2};
+    for (size_t i = 0; i < 3; i++) {
+        f = fopen(out, "w");
+        CU_ASSERT_FATAL(f != NULL);
+        fputs("old contents\n", f);
+        fclose(f);
+        snprintf(cmd, sizeof cmd, "%s run -q -c '%s/configs/default.yaml' -t "
+                 "'%s/traces/gen_train_small.trace' --placements '%s' >>'%s' 2>/dev/null",
+                 getenv("AMSIM") ? getenv("AMSIM") : "../../build/amsim", tu_top(), tu_top(),
+                 names[i], out);
+        CU_ASSERT_EQUAL(system(cmd), 0);
+        char *got = tu_slurp(out, NULL);
+        CU_ASSERT(got && strncmp(got, "old contents\nseq,id,level,", 26) == 0);
+        free(got);
+    }
+    unlink(link1);
 }
 
 /* `amsim report` makes its scratch folder under $TMPDIR (until 2026-11-27 always /tmp), and an
