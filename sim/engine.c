@@ -249,6 +249,11 @@ typedef struct dev_note {
     am_ps start, end;
     uint64_t bytes;
     char *name;        /* its trace `name=`, a copy, or NULL */
+    /* a runtime copy's (rt_copy: the observer's `copy`, not `link` and `op`): its action
+     * ("spill", "restore", "defrag"), else NULL; then the buffer's id and level */
+    const char *copy;
+    uint64_t id;
+    int level;
 } dev_note;
 
 typedef struct stream {
@@ -424,6 +429,9 @@ struct sim {
     am_ps issue;     /* when the current trace event began on the host (observer 'event') */
     int rt_done;     /* the runtime copy in flight (rt_copy) has completed, at rt_end */
     am_ps rt_end;
+    /* its note for an observer's `copy` (chan, bytes, copy, id, level set by rt_copy; carried
+     * and end when it completes), deferred among the operations' as they finish */
+    dev_note rt_note;
     int defer;       /* rt_copy advances the device: its operations' notes wait in notes */
     dev_note *notes;
     size_t nnotes, capnotes;
@@ -721,6 +729,11 @@ static void kick(sim *s, uint32_t id)
 
 static void tell_op(sim *s, const dev_note *n)
 {
+    if (n->copy) {
+        s->obs->copy(s->obs->ctx, n->chan, n->carried, n->end, n->bytes, n->copy, n->id,
+                     n->level);
+        return;
+    }
     if (s->obs->link && n->chan >= 0)
         s->obs->link(s->obs->ctx, n->chan, n->stream, n->carried, n->end, n->bytes);
     if (s->obs->op)
@@ -768,7 +781,7 @@ static void op_done(sim *s, uint32_t id, am_ps carried)
         const op *h = st_head(q);
         int x = h->kind == OP_XFER;
         dev_note n = {id, x ? (int)h->chan : -1, carried, q->started, s->now, x ? h->arg : 0,
-                      h->named ? q->names[q->nhead] : NULL};
+                      h->named ? q->names[q->nhead] : NULL, NULL, 0, 0};
         if (s->defer)
             defer_note(s, &n);
         else
@@ -816,6 +829,11 @@ static int des_step(sim *s, am_ps limit)
             if (done[i].tag == RT_COPY_TAG) { /* rt_copy's, not a stream's */
                 s->rt_done = 1;
                 s->rt_end = tl;
+                if (s->obs && s->obs->copy) {
+                    s->rt_note.carried = done[i].started;
+                    s->rt_note.end = tl;
+                    defer_note(s, &s->rt_note);
+                }
                 continue;
             }
             s->inflight--;
@@ -1892,10 +1910,17 @@ static am_ps xfer_alone(const sim *s, int c, uint64_t bytes)
  * at once, with no device step: none can reach the link while the host waits, and the run's
  * outputs are those of a run that timed every copy alone. The channel exists: cfg_load refuses
  * a config whose runtime copies (compaction, host round trip, spilling) have no link (config.c,
- * check_copy_links), so c is never -1 here. */
-static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
+ * check_copy_links), so c is never -1 here.
+ * An observer's `copy` hears of it among the operations that finished while it ran, in the
+ * order they finished, at the end of its action too: what ("spill", "restore", "defrag"), id
+ * and level name the action and the buffer it copies. Until 2026-11-28 observers heard of no
+ * copy, only of its action (the Chrome trace drew no link slice for it). */
+static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, uint64_t id,
+                     int level)
 {
     const chan *ch = &s->ch[c];
+    s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = chan_bytes(ch, bytes),
+                            .copy = what, .id = id, .level = level};
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].l == ch->l)
@@ -1904,6 +1929,13 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes)
         am_ps t = xfer_alone(s, c, bytes);
         /* counted as the copies that went on the link are (until 2026-11-28 neither was) */
         link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
+        /* after the notes of the action's earlier copies, which all ended by at; one that
+         * never ends (saturated: the event is refused, time_overflow) draws nothing */
+        if (s->obs && s->obs->copy && t < AM_PS_MAX - at) {
+            s->rt_note.carried = at;
+            s->rt_note.end = at + t;
+            defer_note(s, &s->rt_note);
+        }
         return t;
     }
     s->defer = 1;
@@ -2007,17 +2039,19 @@ typedef struct copy_list {
     struct {
         int ch;
         uint64_t bytes;
+        uint64_t id; /* the buffer's, for observers (rt_copy) */
     } *c;
     size_t n, cap;
 } copy_list;
 
-static void copy_add(copy_list *l, int c, uint64_t bytes)
+static void copy_add(copy_list *l, int c, uint64_t bytes, uint64_t id)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 16;
         l->c = am_realloc(l->c, l->cap * sizeof *l->c);
     }
     l->c[l->n].ch = c;
+    l->c[l->n].id = id;
     l->c[l->n++].bytes = bytes;
 }
 
@@ -2113,7 +2147,7 @@ static void defrag(sim *s, int level)
                 /* its copy to the host was made before the round trip found no place for it:
                  * its bytes and time count once (until 2026-11-27 not at all) */
                 lost += x->requested;
-                copy_add(&cl, d2h, x->requested);
+                copy_add(&cl, d2h, x->requested, x->id);
             }
             /* its block was released above, reported to observers as `defrag_free` (the
              * PyTorch snapshot frees it there); no free of it will be reported */
@@ -2126,12 +2160,12 @@ static void defrag(sim *s, int level)
             /* moved, as its bytes and time count it: a buffer lost above is not (until
              * 2026-11-27 every live buffer counted, the lost ones too) */
             s->sum.defrag.buffers_moved++;
-            copy_add(&cl, d2h, x->requested);
-            copy_add(&cl, h2d, x->requested);
+            copy_add(&cl, d2h, x->requested, x->id);
+            copy_add(&cl, h2d, x->requested, x->id);
         } else if (o.addr != x->addr) {
             moved += x->requested;
             s->sum.defrag.buffers_moved++;
-            copy_add(&cl, self, x->requested);
+            copy_add(&cl, self, x->requested, x->id);
         }
         /* Recorded: every buffer counted as moved, and one left in place whose block changed */
         int same = o.addr == x->addr && o.size == x->given; /* placed again where it was */
@@ -2168,7 +2202,8 @@ static void defrag(sim *s, int level)
         moved = 2 * all + lost;
     am_ps t = 0;
     for (size_t i = 0; i < cl.n && t < AM_PS_MAX; i++)
-        t = am_ps_add(t, rt_copy(s, cl.c[i].ch, am_ps_add(s->host, t), cl.c[i].bytes));
+        t = am_ps_add(t, rt_copy(s, cl.c[i].ch, am_ps_add(s->host, t), cl.c[i].bytes,
+                                  "defrag", cl.c[i].id, level));
     free(cl.c);
     s->sum.defrag.runs++;
     s->sum.defrag.bytes_moved += moved;
@@ -2358,7 +2393,8 @@ static int spill_one(sim *s, int level, const alloc_req *r)
             s->host = s->now;
         s->sum.stall += s->host - before;
     }
-    am_ps t = rt_copy(s, find_chan(s, level, host), s->host, best->requested);
+    am_ps t = rt_copy(s, find_chan(s, level, host), s->host, best->requested, "spill",
+                      best->id, level);
     s->sum.spill.evictions++;
     /* where a buffer went, for the report's wording: set by the eviction itself, not by a
      * level's attempt (until 2026-11-27 a level that tried to spill named its spill_host even
@@ -2617,7 +2653,8 @@ static int restore(sim *s, slot *x)
     }
     relocated(s, x, host, level, &o, PL_RESTORED);
     timeline_row(s, level); /* the device allocation, when it is made */
-    am_ps t = rt_copy(s, find_chan(s, host, level), s->host, x->requested);
+    am_ps t = rt_copy(s, find_chan(s, host, level), s->host, x->requested, "restore", x->id,
+                      level);
     s->sum.spill.restores++;
     s->sum.spill.bytes_in += x->requested;
     s->sum.spill.time = am_ps_add(s->sum.spill.time, t);

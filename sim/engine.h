@@ -122,6 +122,17 @@ typedef struct sim_observer {
      * those segment events). */
     void (*defrag_free)(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint32_t stream,
                         int level, uint64_t addr, uint64_t requested, uint64_t size);
+    /* A runtime copy's time on its link channel, as `link` gives a transfer's: from when the
+     * channel took it to its completion (a copy timed alone, with no trace transfer over the
+     * channel: from its issue to its issue + its alone time). what: its action ("spill" copy
+     * out, "restore" copy back, "defrag" for either copy of a host round trip or a compaction's
+     * copy); id: the buffer's; level: the action's level (the device's, not the host's); bytes:
+     * rounded up to the channel's granule, as the runtime_bytes metrics count them. Called at
+     * the end of the action (after its `action`), among the `link` and `op` calls of the
+     * operations that finished while it ran, in the order they finished. Until 2026-11-28 no
+     * observer heard of a runtime copy itself. */
+    void (*copy)(void *ctx, int chan, am_ps start, am_ps end, uint64_t bytes, const char *what,
+                 uint64_t id, int level);
 } sim_observer;
 
 typedef struct sim_opts {

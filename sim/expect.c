@@ -533,6 +533,14 @@ static void fwd_defrag_free(void *c, am_ps t, uint64_t seq, uint64_t id, uint32_
         x->inner->defrag_free(x->inner->ctx, t, seq, id, stream, level, addr, requested, size);
 }
 
+/* Not in the digest, forwarded only. */
+static void fwd_copy(void *c, int chan, am_ps start, am_ps end, uint64_t bytes, const char *what,
+                     uint64_t id, int level)
+{
+    expect_ctx *x = c;
+    x->inner->copy(x->inner->ctx, chan, start, end, bytes, what, id, level);
+}
+
 int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
                  const sim_observer *inner, am_error *err)
 {
@@ -544,7 +552,9 @@ int expect_begin(expect_ctx **xp, const char *expect, const am_config *cfg,
     x->obs = (sim_observer){x, fwd_alloc, fwd_free, fwd_device, fwd_counters, fwd_op, fwd_action,
                             fwd_link, fwd_move, fwd_oom,
                             fwd_prologue, fwd_free_failed, fwd_event,
-                            fwd_attempt_failed, fwd_defrag_free};
+                            fwd_attempt_failed, fwd_defrag_free,
+                            /* only when heard: the engine keeps a note of each copy for it */
+                            inner && inner->copy ? fwd_copy : NULL};
     if (expect && load(x, expect, cfg, err) != 0) {
         expect_free(x);
         *xp = NULL;

@@ -6,7 +6,9 @@
  *   ph "M"  process_name / thread_name metadata (pid 1 "amsim device"; tid = stream number for
  *           streams, AM_CHROME_HOST_TID for the host's runtime actions, AM_CHROME_LINK_TID +
  *           lane x 2 CFG_MAX_LINKS + channel for link channels)
- *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}
+ *   ph "X"  complete events: name, ts, dur (microseconds), pid, tid, args {bytes, link}; a
+ *           runtime copy's on its link's track: name "spill copy" / "restore copy" / "defrag
+ *           copy", cat "copy", args {bytes (rounded to the granule), id, level, link}
  *   ph "C"  counters: name "memory <level>", args {"live": bytes, "reserved": bytes}
  *   ph "i"  instant events with "s": "p" (process scope): out-of-memory, defragmentation,
  *           spilling (the latter two also as "X" slices for the time the host waited, on the
@@ -177,6 +179,29 @@ static void ch_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end
             ",\"stream\":%" PRIu32 "}}", ch_link_tid(chan, lane), bytes, stream);
 }
 
+/* A runtime copy on its link channel (spill copy out, restore copy back, a defragmentation's
+ * copies): a slice on the channel's lanes as a transfer's, so that the link's tracks show
+ * everything that used the link (until 2026-11-28 only the host runtime track showed it, as
+ * its action). */
+static void ch_copy(void *ctx, int chan, am_ps start, am_ps end, uint64_t bytes, const char *what,
+                    uint64_t id, int level)
+{
+    chrome_exp *x = ctx;
+    if (chan < 0 || chan >= x->nchan)
+        return;
+    unsigned lane = ch_lane(x, chan, start);
+    x->lane_end[chan][lane] = end;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":", what);
+    ch_us(x->f, start);
+    fputs(",\"dur\":", x->f);
+    ch_us(x->f, end - start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"bytes\":%" PRIu64 ",\"id\":%"
+            PRIu64 ",\"level\":", ch_link_tid(chan, lane), bytes, id);
+    ch_str(x->f, x->cfg->levels[level].name);
+    fprintf(x->f, ",\"link\":\"%s\"}}", x->chan_name[chan]);
+}
+
 static void ch_counters(void *ctx, am_ps t, int level, const mem_metrics *m)
 {
     chrome_exp *x = ctx;
@@ -282,7 +307,8 @@ int chrome_open(chrome_exp **xp, const char *path, const am_config *cfg, am_erro
         }
     }
     x->obs = (sim_observer){.ctx = x, .alloc = ch_alloc, .counters = ch_counters, .op = ch_op,
-                            .action = ch_action, .link = ch_link, .oom = ch_oom};
+                            .action = ch_action, .link = ch_link, .oom = ch_oom,
+                            .copy = ch_copy};
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"amsim " AM_VERSION "\"},"
           "\"traceEvents\":[", x->f);
     ch_begin(x);

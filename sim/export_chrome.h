@@ -3,7 +3,8 @@
  *
  * An engine observer (engine.h): one track (thread) per stream and per link channel (with
  * lanes for transfers in flight together) with compute and transfer operations as complete
- * ("X") slices (on a link: the time the link carried the transfer), memory counters ("C") per level
+ * ("X") slices (on a link: the time the link carried the transfer; a runtime copy's too, since
+ * 2026-11-28), memory counters ("C") per level
  * (live and reserved bytes) after every allocation and free, an instant ("i") for every
  * out-of-memory, and a "host runtime" track with the defragmentation, spill and restore slices
  * (the host waits for them). Times are microseconds with picosecond decimals. Written atomically. */

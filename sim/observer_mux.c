@@ -99,6 +99,13 @@ static void mux_defrag_free(void *ctx, am_ps t, uint64_t seq, uint64_t id, uint3
     MUX_EACH(m, defrag_free, t, seq, id, stream, level, addr, requested, size);
 }
 
+static void mux_copy(void *ctx, int chan, am_ps start, am_ps end, uint64_t bytes,
+                     const char *what, uint64_t id, int level)
+{
+    obs_mux *m = ctx;
+    MUX_EACH(m, copy, chan, start, end, bytes, what, id, level);
+}
+
 static void mux_event(void *ctx, am_ps t)
 {
     obs_mux *m = ctx;
@@ -116,12 +123,17 @@ const sim_observer *obs_mux_init(obs_mux *m, const sim_observer *const *list, in
     m->obs = (sim_observer){m, mux_alloc, mux_free, mux_device, mux_counters, mux_op, mux_action,
                             mux_link, mux_move, mux_oom,
                             mux_prologue, mux_free_failed, mux_event,
-                            mux_attempt_failed, mux_defrag_free};
-    /* the engine calls `event` once per trace event: leave it unset when no observer wants it */
-    int want_event = 0;
-    for (int i = 0; i < m->n; i++)
+                            mux_attempt_failed, mux_defrag_free, mux_copy};
+    /* the engine calls `event` once per trace event, and keeps a note of each runtime copy
+     * for `copy`: leave them unset when no observer wants them */
+    int want_event = 0, want_copy = 0;
+    for (int i = 0; i < m->n; i++) {
         want_event |= m->to[i]->event != NULL;
+        want_copy |= m->to[i]->copy != NULL;
+    }
     if (!want_event)
         m->obs.event = NULL;
+    if (!want_copy)
+        m->obs.copy = NULL;
     return &m->obs;
 }

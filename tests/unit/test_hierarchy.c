@@ -644,6 +644,71 @@ static void test_runtime_copy_notes_in_order(void)
     hstop(&r);
 }
 
+/* The runtime copies' own calls ('C', with their ends): the first spill's copy shares pcie
+ * (taken at 50 ms, done at 200.001 ms) and is heard of after the transfer that ended during it;
+ * the second's, alone, spans its issue to its issue + 200.001 ms; each after its action and
+ * before the request's allocation. Until 2026-11-28 observers heard of no copy. */
+static int cp_chan[4], cp_level[4];
+static am_ps cp_start[4];
+static uint64_t cp_bytes[4], cp_id[4];
+static const char *cp_what[4];
+
+static void ord_copy(void *c, int ch, am_ps start, am_ps end, uint64_t b, const char *what,
+                     uint64_t id, int level)
+{
+    (void)c;
+    int k = 0;
+    for (int i = 0; i < ord_n; i++)
+        k += ord_kind[i] == 'C';
+    if (k < 4) {
+        cp_chan[k] = ch, cp_level[k] = level, cp_start[k] = start;
+        cp_bytes[k] = b, cp_id[k] = id, cp_what[k] = what;
+    }
+    ord_add('C', end);
+}
+
+static void test_runtime_copy_observer(void)
+{
+    static sim_observer obs = {.op = ord_op, .action = ord_action, .alloc = ord_alloc,
+                               .copy = ord_copy};
+    hrun r;
+    memset(&r, 0, sizeof r);
+    ord_n = 0;
+    CU_ASSERT_FATAL(cfg_load_string(&r.cfg, "h.yaml", RT_YAML(""), NULL, 0, &r.err) == 0);
+    r.pf = open_memstream(&r.pl, &r.pn);
+    sim_opts so = {.placements = r.pf, .check = 1, .observer = &obs};
+    CU_ASSERT_FATAL(sim_create(&r.s, r.cfg, &so, &r.err) == 0);
+    CU_ASSERT(hev(&r, ALLOC(1, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, ALLOC(2, 100000000, 0)) == 0);
+    CU_ASSERT(hev(&r, D2H(100000000, 1)) == 0);
+    tr_event a3 = ALLOC(3, 250000000, 0);
+    a3.time = 50 * MS;
+    CU_ASSERT(hev(&r, a3) == 0); /* spills 1, then 2 */
+    CU_ASSERT_FATAL(sim_finish(r.s, &r.err) == 0);
+    ord_kind[ord_n < 16 ? ord_n : 15] = 0;
+    CU_ASSERT_STRING_EQUAL(ord_kind, "AASOCSCA");
+    for (int i = 1; i < ord_n; i++)
+        CU_ASSERT(ord_t[i] >= ord_t[i - 1]);
+    sim_link_result lr[8];
+    int n = sim_links(r.s, lr, 8), d2h = -1;
+    for (int i = 0; i < n; i++) /* the channel index the engine gives hbm -> host */
+        if ((lr[i].dir ? lr[i].to : lr[i].from) == 0 && (lr[i].dir ? lr[i].from : lr[i].to) == 1)
+            d2h = i;
+    CU_ASSERT(d2h >= 0);
+    for (int k = 0; k < 2; k++) {
+        CU_ASSERT_EQUAL(cp_chan[k], d2h);
+        CU_ASSERT_EQUAL(cp_level[k], 0);
+        CU_ASSERT_EQUAL(cp_bytes[k], 100000000);
+        CU_ASSERT_EQUAL(cp_id[k], (uint64_t)k + 1);
+        CU_ASSERT_STRING_EQUAL(cp_what[k], "spill");
+    }
+    CU_ASSERT_EQUAL(cp_start[0], 50 * MS);
+    CU_ASSERT_EQUAL(ord_t[4], 200 * MS + US);
+    CU_ASSERT_EQUAL(cp_start[1], 200 * MS + US);
+    CU_ASSERT_EQUAL(ord_t[6], 300 * MS + 2 * US);
+    hstop(&r);
+}
+
 static void test_runtime_copy_shares_link(void)
 {
     hrun r;
@@ -1315,6 +1380,68 @@ static void test_oom_markers_restore_defrag(void)
         CU_ASSERT_EQUAL(tu_count(ch, c[i].during), c[i].ooms);
         free(ch);
         free(j);
+    }
+}
+
+/* The Chrome trace draws each runtime copy on its link channel's track, as a transfer's slice,
+ * from when the link took it to its completion; until 2026-11-28 only the host runtime track
+ * showed the action, and the pcie track looked idle during a spill. The cases: the spill of
+ * test_runtime_copy_shares_link (taken at 50 ms, shares with the transfer in flight on lane 1:
+ * lane #2, 150.001 ms), the same behind concurrency 1 (taken when the transfer ends at
+ * 100.001 ms: lane 1 again, 100.001 ms), and copies timed alone, with no transfer on the link
+ * (the spills of 1 and 2 at 50 and 150.001 ms, 1's restore back over host>hbm). */
+static void test_runtime_copy_chrome_slices(void)
+{
+    static const char *share = "amsim-trace v1\nalloc 1 100000000\n"
+                               "transfer hbm host 100000000 stream=1\nalloc 2 200000000 at=50ms\n";
+    static const char *alone = "amsim-trace v1\nalloc 1 100000000\nalloc 2 200000000 at=50ms\n"
+                               "use 1\n";
+    static const struct {
+        const char *yaml, *trace;
+        int copies;
+        const char *slice, *args, *track; /* one of its copies: where it is and what it says */
+    } c[] = {
+        {RT_YAML(""), NULL, 1,
+         "\"name\":\"spill copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":50000.000000,"
+         "\"dur\":150001.000000,",
+         "\"args\":{\"bytes\":100000000,\"id\":1,\"level\":\"hbm\",\"link\":\"pcie hbm>host\"}",
+         "link pcie hbm>host #2"},
+        {RT_YAML(", concurrency: 1"), NULL, 1,
+         "\"name\":\"spill copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":100001.000000,"
+         "\"dur\":100001.000000,",
+         "\"args\":{\"bytes\":100000000,\"id\":1,\"level\":\"hbm\",\"link\":\"pcie hbm>host\"}",
+         "link pcie hbm>host"},
+        {RT_YAML(""), "alone", 3,
+         "\"name\":\"spill copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":150001.000000,"
+         "\"dur\":200001.000000,",
+         "\"args\":{\"bytes\":200000000,\"id\":2,\"level\":\"hbm\",\"link\":\"pcie hbm>host\"}",
+         "link pcie hbm>host"},
+        {RT_YAML(""), "alone", 3,
+         "\"name\":\"restore copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":350002.000000,"
+         "\"dur\":100001.000000,",
+         "\"args\":{\"bytes\":100000000,\"id\":1,\"level\":\"hbm\",\"link\":\"pcie host>hbm\"}",
+         "link pcie host>hbm"},
+    };
+    for (size_t i = 0; i < AM_ARRAY_LEN(c); i++) {
+        const char *cfg = tu_write("rc.yaml", c[i].yaml);
+        const char *tr = tu_write("rc.trace", c[i].trace ? alone : share);
+        char args[2048], cpath[600];
+        snprintf(cpath, sizeof cpath, "%s/rc.chrome.json", tu_tmpdir());
+        snprintf(args, sizeof args, "run -q -c %s -t %s --chrome-trace %s", cfg, tr, cpath);
+        CU_ASSERT_EQUAL_FATAL(tu_amsim(args, NULL, NULL), 0);
+        char *ch = tu_slurp(cpath, NULL);
+        CU_ASSERT_PTR_NOT_NULL_FATAL(ch);
+        CU_ASSERT_EQUAL(tu_count(ch, "\"cat\":\"copy\""), c[i].copies);
+        const char *sl = strstr(ch, c[i].slice), *tid = sl ? strstr(sl, "\"tid\":") : NULL;
+        CU_ASSERT_PTR_NOT_NULL_FATAL(tid);
+        char *end;
+        unsigned long t = strtoul(tid + strlen("\"tid\":"), &end, 10);
+        CU_ASSERT(strncmp(end, ",", 1) == 0);
+        CU_ASSERT(strncmp(end + 1, c[i].args, strlen(c[i].args)) == 0);
+        char track[256]; /* the slice's track is the link channel's (lane) */
+        snprintf(track, sizeof track, "\"tid\":%lu,\"args\":{\"name\":\"%s\"}", t, c[i].track);
+        CU_ASSERT_PTR_NOT_NULL(strstr(ch, track));
+        free(ch);
     }
 }
 
@@ -3460,6 +3587,7 @@ void suite_hierarchy(void)
               test_runtime_copy_shares_link},
              {"observers hear of a copy's finished operations at the end of its action",
               test_runtime_copy_notes_in_order},
+             {"observers hear of a runtime copy on its link", test_runtime_copy_observer},
              {"a runtime copy waits behind a queued transfer",
               test_runtime_copy_waits_behind_queue},
              {"a defragmentation's copies share their links", test_runtime_copies_of_defrag_share},
@@ -3478,6 +3606,8 @@ void suite_hierarchy(void)
              {"a spill that fails on the host is charged at once", test_failed_spill_charged},
              {"spill and restore: the copy, then the free", test_spill_copy_before_free},
              {"failed restores and defrag losses: Chrome markers", test_oom_markers_restore_defrag},
+             {"runtime copies: slices on their link's Chrome track",
+              test_runtime_copy_chrome_slices},
              {"host_roundtrip: a lost buffer is not moved", test_roundtrip_lost_not_moved},
              {"double-buffered pipeline makespan", test_double_buffering},
              {"VMEM and SMEM capacities", test_tpu_capacities},
