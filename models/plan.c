@@ -939,19 +939,6 @@ static void held_add(srch *s, ptrdiff_t d)
 
 static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 
-/* The first of list[k0, k1), ascending in key, whose key is above x (k1: none). */
-static int first_above(const int *list, int k0, int k1, const int *key, int x)
-{
-    while (k0 < k1) {
-        int mid = k0 + (k1 - k0) / 2;
-        if (key[list[mid]] > x)
-            k1 = mid;
-        else
-            k0 = mid + 1;
-    }
-    return k0;
-}
-
 /* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
  * overlap it, the floors and totals of its sections, and the floors of sections whose unplaced
  * buffers all moved up. Logs every change.
@@ -967,8 +954,9 @@ static int first_above(const int *list, int k0, int k1, const int *key, int x)
  * h: its lowest unplaced member is at min(h, the lowest of the members that do not share a
  * section with b). Those are, right of b, the members starting at or after b's end (a suffix of
  * the section's list by start) and, left of b, those ending at or before b's start (a prefix
- * of its list by end); only they are scanned (until 2026-11-28 every member was, 550 at a time
- * when the floor rose on the bcrafton snapshot). */
+ * of its list by end); only they are scanned, from the list's end inwards until the first that
+ * shares a section with b (until 2026-11-28 every member was, 550 at a time when the floor rose
+ * on the bcrafton snapshot; a bisection for the subset's bound cost more than this walk). */
 static void place(srch *s, int b, uint64_t off)
 {
     uint64_t h = off + s->size[b];
@@ -1009,23 +997,25 @@ static void place(srch *s, int b, uint64_t off)
         int w = s->wit[q];
         if (mo[w] <= f && s->slo[w] <= q && q < s->shi[w])
             continue;
-        const int *list;
-        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1];
-        if (q < s->slo[b]) {
-            list = s->mem_end;
-            k1 = first_above(list, k0, k1, s->shi, s->slo[b]);
-        } else {
-            list = s->mem;
-            k0 = first_above(list, k0, k1, s->slo, s->shi[b] - 1);
-        }
+        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c = -1;
         uint64_t low = h;
-        int k = k0;
-        for (; k < k1; k++)
-            if (mo[list[k]] < low && (low = mo[list[k]]) <= f) {
-                s->wit[q] = list[k];
-                break;
-            }
-        s->looked += (uint64_t)(k - k0) + (k < k1);
+        if (q < s->slo[b]) {
+            const int *list = s->mem_end, *key = s->shi;
+            int x = s->slo[b];
+            for (k = k0; k < k1 && key[c = list[k]] <= x; k++)
+                if (mo[c] < low && (low = mo[c]) <= f)
+                    break;
+            s->looked += (uint64_t)(k - k0) + (k < k1);
+        } else {
+            const int *list = s->mem, *key = s->slo;
+            int x = s->shi[b];
+            for (k = k1 - 1; k >= k0 && key[c = list[k]] >= x; k--)
+                if (mo[c] < low && (low = mo[c]) <= f)
+                    break;
+            s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
+        }
+        if (low <= f)
+            s->wit[q] = c;
         if (low > f) {
             slog_push(s, q, f);
             s->floor[q] = low;
