@@ -817,7 +817,8 @@ typedef struct srch {
     uint64_t *size, *width;   /* bytes; lifetime length */
     int *slo, *shi;           /* section range [slo, shi) */
     int *ovl_at, *ovl;        /* CSR: buffers overlapping each buffer in time */
-    int *mem_at, *mem;        /* CSR: buffers in each section */
+    int *mem_at, *mem;        /* CSR: buffers in each section, by (start, index) */
+    int *mem_end;             /* the same lists by (end, index) */
     int *by_slo;              /* every buffer by (slo, index): the static partitions' members */
     uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
     int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
@@ -825,7 +826,7 @@ typedef struct srch {
     unsigned char *placed;
     int *cover;               /* per section: raised buffers starting there less those ending
                                * (place()'s scratch, zero between calls) */
-    int *wit;                 /* per section: where place() last found a member at its floor */
+    int *wit;                 /* per section: the member place() last found at its floor */
     ulog *olog, *slog;
     size_t nolog, capolog, nslog, capslog;
     cand *cst;                /* a stack of CAND_BATCH slots per search level */
@@ -836,6 +837,7 @@ typedef struct srch {
     const char *heur;         /* preorder keys, e.g. "WAT" */
     uint64_t nodes, node_limit; /* this pass's nodes and their cap (iterative deepening) */
     uint64_t spent, budget;     /* work of every pass (plan_budget), and its cap (0: none) */
+    uint64_t looked;            /* members place()'s re-checks looked at */
     struct timespec deadline;
     int have_deadline;
     int stopped_by;             /* PLAN_BY_WORK or PLAN_BY_TIME: what ended the last S_TIMEOUT */
@@ -945,17 +947,28 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
  * they span one run of sections, [lo, hi), and a sweep of the raised buffers' starts and ends
  * over it finds them, in O(raised + run) rather than one visit per raised buffer per section
  * (until 2026-11-28 a stamp per section did, 471M visits for 1.6M sections re-checked on the
- * bcrafton snapshot at a budget of 40M). */
+ * bcrafton snapshot at a budget of 40M).
+ *
+ * A re-checked section is outside b's own (those have their floor at h or above). Its members
+ * that share a section with b are now at h or above, or placed, and one of them, raised, is at
+ * h: its lowest unplaced member is at min(h, the lowest of the members that do not share a
+ * section with b). Those are, right of b, the members starting at or after b's end (a suffix of
+ * the section's list by start) and, left of b, those ending at or before b's start (a prefix
+ * of its list by end); only they are scanned, from the list's end inwards until the first that
+ * shares a section with b (until 2026-11-28 every member was, 550 at a time when the floor rose
+ * on the bcrafton snapshot; a bisection for the subset's bound cost more than this walk). */
 static void place(srch *s, int b, uint64_t off)
 {
     uint64_t h = off + s->size[b];
     s->placed[b] = 1;
     s->sol[b] = off;
+    olog_push(s, b, s->minoff[b]);
+    s->minoff[b] = UINT64_MAX; /* placed: above every h and every scan's lowest */
     int lo = s->slo[b], hi = s->shi[b];
     for (int k = s->ovl_at[b]; k < s->ovl_at[b + 1]; k++) {
         int c = s->ovl[k];
-        if (s->placed[c] || s->minoff[c] >= h)
-            continue;
+        if (s->minoff[c] >= h)
+            continue; /* placed, or already at h or above */
         olog_push(s, c, s->minoff[c]);
         s->minoff[c] = h;
         s->cover[s->slo[c]]++;
@@ -969,6 +982,7 @@ static void place(srch *s, int b, uint64_t off)
             s->floor[q] = h;
         s->total[q] -= s->size[b];
     }
+    const uint64_t *mo = s->minoff;
     int run = 0;
     for (int q = lo; q < hi; q++) {
         run += s->cover[q];
@@ -976,21 +990,34 @@ static void place(srch *s, int b, uint64_t off)
         /* Only a minimum above the floor changes it. A raised buffer here now starts at h, so a
          * floor at h or above stands; else the first unplaced member at or below the floor
          * settles the section, and the one that did last time (wit) is looked at first. The
-         * floors are those of the full scan, so the search and its work are too. */
-        if (run == 0 || s->floor[q] >= h)
+         * floors are those of a full scan, so the search and its work are too. */
+        uint64_t f = s->floor[q];
+        if (run == 0 || f >= h)
             continue;
-        uint64_t low = UINT64_MAX, f = s->floor[q];
-        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], w = k0 + s->wit[q], k = w;
-        for (int pass = 0; pass < 2 && low > f; pass++) /* [w, k1), then [k0, w) */
-            for (k = pass ? k0 : w; k < (pass ? w : k1); k++) {
-                int c = s->mem[k];
-                if (!s->placed[c] && s->minoff[c] < low && (low = s->minoff[c]) <= f)
+        int w = s->wit[q];
+        if (mo[w] <= f && s->slo[w] <= q && q < s->shi[w])
+            continue;
+        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c = -1;
+        uint64_t low = h;
+        if (q < s->slo[b]) {
+            const int *list = s->mem_end, *key = s->shi;
+            int x = s->slo[b];
+            for (k = k0; k < k1 && key[c = list[k]] <= x; k++)
+                if (mo[c] < low && (low = mo[c]) <= f)
                     break;
-            }
-        if (low <= f) {
-            s->wit[q] = k - k0;
-        } else if (low != UINT64_MAX) {
-            slog_push(s, q, s->floor[q]);
+            s->looked += (uint64_t)(k - k0) + (k < k1);
+        } else {
+            const int *list = s->mem, *key = s->slo;
+            int x = s->shi[b];
+            for (k = k1 - 1; k >= k0 && key[c = list[k]] >= x; k--)
+                if (mo[c] < low && (low = mo[c]) <= f)
+                    break;
+            s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
+        }
+        if (low <= f)
+            s->wit[q] = c;
+        if (low > f) {
+            slog_push(s, q, f);
             s->floor[q] = low;
         }
     }
@@ -1344,11 +1371,26 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
             s->mem_at[q + 1]++;
     for (int q = 0; q < ns; q++)
         s->mem_at[q + 1] += s->mem_at[q];
-    int *fill = am_malloc(((size_t)ns + 1) * sizeof *fill);
+    /* by start: buffers in by_slo order; by end: a counting sort of the buffers by end */
+    s->mem_end = am_malloc((members + 1) * sizeof *s->mem_end);
+    int *fill = am_malloc(((size_t)ns + 2) * sizeof *fill);
     memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
+    for (int a = 0; a < n; a++)
+        for (int q = s->slo[ord[a]]; q < s->shi[ord[a]]; q++)
+            s->mem[fill[q]++] = ord[a];
+    int *by_end = am_malloc(((size_t)n + 1) * sizeof *by_end);
+    memset(fill, 0, ((size_t)ns + 2) * sizeof *fill);
     for (int i = 0; i < n; i++)
-        for (int q = s->slo[i]; q < s->shi[i]; q++)
-            s->mem[fill[q]++] = i;
+        fill[s->shi[i] + 1]++;
+    for (int q = 0; q <= ns; q++)
+        fill[q + 1] += fill[q];
+    for (int i = 0; i < n; i++)
+        by_end[fill[s->shi[i]]++] = i;
+    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
+    for (int a = 0; a < n; a++)
+        for (int q = s->slo[by_end[a]]; q < s->shi[by_end[a]]; q++)
+            s->mem_end[fill[q]++] = by_end[a];
+    free(by_end);
     free(fill);
     /* overlaps (CSR), each pair met once from the earlier one in by_slo order */
     s->ovl_at = am_calloc((size_t)n + 2, sizeof *s->ovl_at);
@@ -1392,14 +1434,19 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
 }
 
 static size_t last_held; /* plan_last_search_held */
+static uint64_t last_looked; /* plan_last_search_looked */
 
 size_t plan_last_search_held(void) { return last_held; }
+
+uint64_t plan_last_search_looked(void) { return last_looked; }
 
 static void srch_free(srch *s)
 {
     last_held = s->held_peak;
+    last_looked = s->looked;
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
-    free(s->mem_at), free(s->mem), free(s->floor), free(s->total), free(s->cuts);
+    free(s->mem_at), free(s->mem), free(s->mem_end), free(s->floor), free(s->total);
+    free(s->cuts);
     free(s->minoff), free(s->sol), free(s->placed), free(s->cover), free(s->wit);
     free(s->by_slo);
     free(s->olog), free(s->slog), free(s->cst), free(s->tot), free(s->tmp);

@@ -106,4 +106,9 @@ void plan_best(plan_buf *b, size_t n, uint64_t capacity, plan_budget lim, plan_r
  * level also held all its candidates, so this grew with search_budget (hundreds of MB). */
 size_t plan_last_search_held(void);
 
+/* Members the last exact search's placements looked at to re-check section floors (their work
+ * beyond search_budget's count; tests pin it): until 2026-11-28 a section whose floor rose had all
+ * its members looked at, now only those that do not share a section with the placed buffer. */
+uint64_t plan_last_search_looked(void);
+
 #endif
