@@ -1919,8 +1919,10 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
                      int level)
 {
     const chan *ch = &s->ch[c];
-    s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = chan_bytes(ch, bytes),
-                            .copy = what, .id = id, .level = level};
+    uint64_t moved = chan_bytes(ch, bytes); /* what it occupies the channel with */
+    if (s->obs && s->obs->copy) /* read only then (here and in des_step) */
+        s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = moved, .copy = what, .id = id,
+                                .level = level};
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].l == ch->l)
@@ -1928,7 +1930,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
     if (!xfers) { /* none can reach the link before the host goes on: alone, at no device step */
         am_ps t = xfer_alone(s, c, bytes);
         /* counted as the copies that went on the link are (until 2026-11-28 neither was) */
-        link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
+        link_runtime_alone(ch->l, at, t, moved, ch->side);
         /* after the notes of the action's earlier copies, which all ended by at; one that
          * never ends (saturated: the event is refused, time_overflow) draws nothing */
         if (s->obs && s->obs->copy && t < AM_PS_MAX - at) {
@@ -1944,7 +1946,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
     if (s->now < at)
         s->now = at;
     s->rt_done = 0;
-    link_submit_runtime(ch->l, s->now, chan_bytes(ch, bytes), RT_COPY_TAG, ch->side, s->seq);
+    link_submit_runtime(ch->l, s->now, moved, RT_COPY_TAG, ch->side, s->seq);
     while (!s->rt_done && des_step(s, AM_TIME_NONE - 1)) {
     }
     s->defer = 0;
