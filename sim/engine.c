@@ -1044,10 +1044,18 @@ static AM_NOINLINE char *put_name(char *p, const char *name)
     return p;
 }
 
-/* name: the request's or buffer's trace `name=` (NULL: none), read only with
- * --placements-names, so a caller's lookup (slot_name) is all a run without it pays. */
+/* The trace `name=` of slot x's allocation, NULL when it had none. */
+static inline const char *slot_name(const sim *s, const slot *x)
+{
+    const char *n = x->self < s->nnames ? s->names[x->self].s : NULL;
+    return n && n[0] ? n : NULL; /* "": none (a name has 1 to 255 bytes) */
+}
+
+/* x: the buffer the row is of, whose trace `name=` (slot_name) the row names; NULL for a row
+ * of a request with no slot (donated, served), named ev_name (NULL: none). Both are read only
+ * with --placements-names, so a run without it looks no name up. */
 static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const alloc_out *o,
-                          uint64_t req, int ok, const char *name)
+                          uint64_t req, int ok, const slot *x, const char *ev_name)
 {
     if (!s->o.placements)
         return;
@@ -1086,7 +1094,7 @@ static void placement_row(sim *s, uint64_t seq, uint64_t id, int level, const al
         p += 5;
     }
     if (__builtin_expect(s->o.placements_names, 0))
-        p = put_name(p - 1, name); /* over the status's newline */
+        p = put_name(p - 1, x ? slot_name(s, x) : ev_name); /* over the status's newline */
     s->pn += (size_t)(p - start);
 }
 
@@ -1260,20 +1268,13 @@ static void log_move(sim *s, int level, uint64_t id, uint64_t from, uint64_t to,
     fprintf(s->o.log, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", id, from, to, size);
 }
 
-/* The trace `name=` of slot x's allocation, NULL when it had none. */
-static inline const char *slot_name(const sim *s, const slot *x)
-{
-    const char *n = x->self < s->nnames ? s->names[x->self].s : NULL;
-    return n && n[0] ? n : NULL; /* "": none (a name has 1 to 255 bytes) */
-}
-
 /* A live buffer x changed place without a request: from (from_level, x->addr, x->given) to
  * (level, o): its placements row (status PL_MOVED, PL_SPILLED or PL_RESTORED), its log line
  * (M within a level, A on the level it went to) and the observer's move. */
 static void relocated(sim *s, const slot *x, int from_level, int level, const alloc_out *o,
                   int status)
 {
-    placement_row(s, s->seq, x->id, level, o, x->requested, status, slot_name(s, x));
+    placement_row(s, s->seq, x->id, level, o, x->requested, status, x, NULL);
     if (status == PL_MOVED)
         log_move(s, level, x->id, x->addr, o->addr, o->size);
     else
@@ -1674,7 +1675,7 @@ static void settle(sim *s, slot *x, uint64_t seq, stamp w, uint64_t bytes, uint6
     if (s->obs && s->obs->alloc)
         s->obs->alloc(s->obs->ctx, at, w.seq, x->id, level, x->stream, ok ? o->addr : 0, bytes,
                       ok ? o->size : 0, ok, slot_name(s, x));
-    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM, slot_name(s, x));
+    placement_row(s, w.seq, x->id, level, o, bytes, ok ? PL_OK : PL_OOM, x, NULL);
     if (ok)
         log_alloc(s, level, x->id, o->addr, o->size);
     else
@@ -1919,8 +1920,10 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
                      int level)
 {
     const chan *ch = &s->ch[c];
-    s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = chan_bytes(ch, bytes),
-                            .copy = what, .id = id, .level = level};
+    uint64_t moved = chan_bytes(ch, bytes); /* what it occupies the channel with */
+    if (s->obs && s->obs->copy) /* read only then (here and in des_step) */
+        s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = moved, .copy = what, .id = id,
+                                .level = level};
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
     for (int i = 0; i < s->nch; i++)
         if (s->ch[i].l == ch->l)
@@ -1928,7 +1931,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
     if (!xfers) { /* none can reach the link before the host goes on: alone, at no device step */
         am_ps t = xfer_alone(s, c, bytes);
         /* counted as the copies that went on the link are (until 2026-11-28 neither was) */
-        link_runtime_alone(ch->l, at, t, chan_bytes(ch, bytes), ch->side);
+        link_runtime_alone(ch->l, at, t, moved, ch->side);
         /* after the notes of the action's earlier copies, which all ended by at; one that
          * never ends (saturated: the event is refused, time_overflow) draws nothing */
         if (s->obs && s->obs->copy && t < AM_PS_MAX - at) {
@@ -1944,7 +1947,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
     if (s->now < at)
         s->now = at;
     s->rt_done = 0;
-    link_submit_runtime(ch->l, s->now, chan_bytes(ch, bytes), RT_COPY_TAG, ch->side, s->seq);
+    link_submit_runtime(ch->l, s->now, moved, RT_COPY_TAG, ch->side, s->seq);
     while (!s->rt_done && des_step(s, AM_TIME_NONE - 1)) {
     }
     s->defer = 0;
@@ -2141,7 +2144,7 @@ static void defrag(sim *s, int level)
             if (s->obs && s->obs->oom)
                 s->obs->oom(s->obs->ctx, s->host, s->seq, x->id, level, x->stream, x->requested,
                             "defrag", slot_name(s, x));
-            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM, slot_name(s, x));
+            placement_row(s, s->seq, x->id, level, &o, x->requested, PL_OOM, x, NULL);
             log_oom(s, level, x->id, x->requested);
             if (L->defrag.mode == CFG_DEFRAG_HOST_ROUNDTRIP) {
                 /* its copy to the host was made before the round trip found no place for it:
@@ -2844,7 +2847,7 @@ static int do_alloc(sim *s, const tr_event *ev, const char *file, am_error *err)
             s->sum.allocs++;
             s->sum.donations_matched++;
             alloc_out o = {keep.addr, keep.given, keep.handle};
-            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED, ev->name);
+            placement_row(s, s->seq, ev->id, level, &o, ev->bytes, PL_DONATED, NULL, ev->name);
             log_donate(s, level, ev->id, ev->donate, keep.addr, keep.given);
             if (s->obs && s->obs->free)
                 s->obs->free(s->obs->ctx, s->host, ev->donate, level, keep.stream, keep.addr,
@@ -2956,7 +2959,7 @@ static void recorded_oom(sim *s, const tr_event *ev)
                           ev->bytes, o.size, 1, ev->name);
         /* it counts in the level's allocs: a `served` row and an `A - ADDR SIZE` line (until
          * 2026-11-27 neither, so the rows no longer added up to allocs) */
-        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED, ev->name);
+        placement_row(s, s->seq, TR_NO_ID, level, &o, ev->bytes, PL_SERVED, NULL, ev->name);
         log_served(s, level, o.addr, o.size);
         /* a row (and the observer's counters) for the instant it is held, where the level's
          * live bytes peak, then one for its return (until 2026-11-27 only the latter, so the

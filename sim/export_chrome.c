@@ -161,22 +161,33 @@ static unsigned ch_lane(chrome_exp *x, int chan, am_ps start)
     return first;
 }
 
+/* The common head of a slice on a link channel's lanes, up to its open args: the channel's
+ * lane for [start, end) is booked and the slice is named name + suffix (name NULL: the
+ * channel's name). Returns 0, writing nothing, when chan is no link channel. */
+static int ch_link_slice(chrome_exp *x, int chan, am_ps start, am_ps end, const char *name,
+                         const char *suffix, const char *cat)
+{
+    if (chan < 0 || chan >= x->nchan)
+        return 0;
+    unsigned lane = ch_lane(x, chan, start);
+    x->lane_end[chan][lane] = end;
+    ch_begin(x);
+    fprintf(x->f, "{\"name\":\"%s%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":",
+            name ? name : x->chan_name[chan], suffix, cat);
+    ch_us(x->f, start);
+    fputs(",\"dur\":", x->f);
+    ch_us(x->f, end - start);
+    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{", ch_link_tid(chan, lane));
+    return 1;
+}
+
 /* A transfer on its link channel: the time the link carried it. */
 static void ch_link(void *ctx, int chan, uint32_t stream, am_ps start, am_ps end, uint64_t bytes)
 {
     chrome_exp *x = ctx;
-    if (chan < 0 || chan >= x->nchan)
+    if (!ch_link_slice(x, chan, start, end, NULL, "", "transfer"))
         return;
-    unsigned lane = ch_lane(x, chan, start);
-    x->lane_end[chan][lane] = end;
-    ch_begin(x);
-    fprintf(x->f, "{\"name\":\"%s\",\"cat\":\"transfer\",\"ph\":\"X\",\"ts\":",
-            x->chan_name[chan]);
-    ch_us(x->f, start);
-    fputs(",\"dur\":", x->f);
-    ch_us(x->f, end - start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"bytes\":%" PRIu64
-            ",\"stream\":%" PRIu32 "}}", ch_link_tid(chan, lane), bytes, stream);
+    fprintf(x->f, "\"bytes\":%" PRIu64 ",\"stream\":%" PRIu32 "}}", bytes, stream);
 }
 
 /* A runtime copy on its link channel (spill copy out, restore copy back, a defragmentation's
@@ -187,17 +198,9 @@ static void ch_copy(void *ctx, int chan, am_ps start, am_ps end, uint64_t bytes,
                     uint64_t id, int level)
 {
     chrome_exp *x = ctx;
-    if (chan < 0 || chan >= x->nchan)
+    if (!ch_link_slice(x, chan, start, end, what, " copy", "copy"))
         return;
-    unsigned lane = ch_lane(x, chan, start);
-    x->lane_end[chan][lane] = end;
-    ch_begin(x);
-    fprintf(x->f, "{\"name\":\"%s copy\",\"cat\":\"copy\",\"ph\":\"X\",\"ts\":", what);
-    ch_us(x->f, start);
-    fputs(",\"dur\":", x->f);
-    ch_us(x->f, end - start);
-    fprintf(x->f, ",\"pid\":1,\"tid\":%" PRIu32 ",\"args\":{\"bytes\":%" PRIu64 ",\"id\":%"
-            PRIu64 ",\"level\":", ch_link_tid(chan, lane), bytes, id);
+    fprintf(x->f, "\"bytes\":%" PRIu64 ",\"id\":%" PRIu64 ",\"level\":", bytes, id);
     ch_str(x->f, x->cfg->levels[level].name);
     fprintf(x->f, ",\"link\":\"%s\"}}", x->chan_name[chan]);
 }

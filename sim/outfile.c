@@ -339,49 +339,18 @@ static int is_fd_dir(const char *dir)
     return yes;
 }
 
-/* Whether path, or a link on its way (/dev/stdout -> /proc/self/fd/1, a link of the user's to
- * /dev/stdout, /dev/./fd/3), lies in /proc (where /dev/fd leads too): a descriptor's name,
- * written in place whatever the spelling. The test is on each step's real folder, not on how
- * the path is spelled. */
-static int names_descriptor(const char *path)
+/* Walks path's chain of symbolic links, asking hit(dir, base, arg) of each step's folder and
+ * name (path itself first, then where each link leads): the first answer >= 0, or -1 when no
+ * step gives one (the chain ends, a link cannot be read, or 40 links were followed). */
+static int walk_links(const char *path, int (*hit)(const char *dir, const char *base, void *arg),
+                      void *arg)
 {
-    char *cur = am_strdup(path);
-    int yes = 0;
-    for (int hops = 0; hops < 40 && !yes; hops++) { /* Linux follows at most 40 links */
-        const char *base;
-        char *dir = dir_of(cur, &base);
-        char *real = realpath(dir, NULL);
-        yes = real && (strcmp(real, "/proc") == 0 || strncmp(real, "/proc/", 6) == 0);
-        free(real);
-        free(dir);
-        char *next = yes ? NULL : link_next(cur);
-        if (!next)
-            break;
-        free(cur);
-        cur = next;
-    }
-    free(cur);
-    return yes;
-}
-
-/* The held standard descriptor (out_hold_std_fd) that path names through its chain of
- * symbolic links (/dev/stdout -> /proc/self/fd/1, /dev/fd/2, a link of the user's to either),
- * or -1. Its last link leads to /dev/null, which an output would write without error: the
- * walk stops at the descriptor's own entry, before that. */
-static int held_std_fd(const char *path)
-{
-    if (!held_std)
-        return -1;
     char *cur = am_strdup(path);
     int found = -1;
     for (int hops = 0; hops < 40 && found < 0; hops++) { /* Linux follows at most 40 links */
         const char *base;
         char *dir = dir_of(cur, &base);
-        char *end;
-        long fd = strtol(base, &end, 10);
-        if (base[0] >= '0' && base[0] <= '9' && !*end && fd <= 2 && (held_std >> fd & 1u) &&
-            is_fd_dir(dir))
-            found = (int)fd;
+        found = hit(dir, base, arg);
         free(dir);
         char *next = found < 0 ? link_next(cur) : NULL;
         if (!next)
@@ -391,6 +360,41 @@ static int held_std_fd(const char *path)
     }
     free(cur);
     return found;
+}
+
+/* walk_links: 1 when dir's real folder lies in /proc, else -1. */
+static int in_proc(const char *dir, const char *base, void *arg)
+{
+    char *real = realpath(dir, NULL);
+    int yes = real && (strcmp(real, "/proc") == 0 || strncmp(real, "/proc/", 6) == 0);
+    free(real);
+    return yes ? 1 : -1;
+}
+
+/* Whether path, or a link on its way (/dev/stdout -> /proc/self/fd/1, a link of the user's to
+ * /dev/stdout, /dev/./fd/3), lies in /proc (where /dev/fd leads too): a descriptor's name,
+ * written in place whatever the spelling. The test is on each step's real folder, not on how
+ * the path is spelled. */
+static int names_descriptor(const char *path) { return walk_links(path, in_proc, NULL) >= 0; }
+
+/* walk_links: the held standard descriptor whose entry base is in dir, else -1. */
+static int held_entry(const char *dir, const char *base, void *arg)
+{
+    char *end;
+    long fd = strtol(base, &end, 10);
+    if (base[0] >= '0' && base[0] <= '9' && !*end && fd <= 2 && (held_std >> fd & 1u) &&
+        is_fd_dir(dir))
+        return (int)fd;
+    return -1;
+}
+
+/* The held standard descriptor (out_hold_std_fd) that path names through its chain of
+ * symbolic links (/dev/stdout -> /proc/self/fd/1, /dev/fd/2, a link of the user's to either),
+ * or -1. Its last link leads to /dev/null, which an output would write without error: the
+ * walk stops at the descriptor's own entry, before that. */
+static int held_std_fd(const char *path)
+{
+    return held_std ? walk_links(path, held_entry, NULL) : -1;
 }
 
 /* x (fresh) made an output renamed into place at dest: its temporary created (tmp_create)
@@ -463,7 +467,6 @@ int out_open(outfile **o, const char *path, am_error *err)
      * file in /dev/shm was appended to, a second run's output after the first's. */
     struct stat st;
     char *target = NULL;
-    int special = names_descriptor(path);
     int exists = stat(path, &st) == 0;
     if (!exists && errno != ENOENT) {
         /* A path that cannot be looked up, above all a symbolic link that loops (ln -s loop
@@ -473,7 +476,7 @@ int out_open(outfile **o, const char *path, am_error *err)
         free(x);
         return am_fail(err, AM_EINPUT, "%s: cannot write: %s", path, strerror(e));
     }
-    if (exists && (special || !S_ISREG(st.st_mode))) {
+    if (exists && (!S_ISREG(st.st_mode) || names_descriptor(path))) {
         /* opened now, so that one that cannot be written fails before the run (and a FIFO
          * waits for its reader as before); written at commit, as standard output is */
         FILE *dest = fopen(path, "ab"); /* appending: a descriptor's file is not cut short */
