@@ -822,8 +822,7 @@ typedef struct srch {
     int *by_slo;              /* every buffer by (slo, index): the static partitions' members */
     uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
     int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
-    uint64_t *minoff, *sol;   /* per buffer */
-    unsigned char *placed;
+    uint64_t *minoff, *sol;   /* per buffer; a placed buffer's minoff is UINT64_MAX */
     int *cover;               /* per section: raised buffers starting there less those ending
                                * (place()'s scratch, zero between calls) */
     int *wit;                 /* per section: the member place() last found at its floor */
@@ -939,6 +938,14 @@ static void held_add(srch *s, ptrdiff_t d)
 
 static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 
+/* An unplaced buffer's minimum offset is the top of something placed below the capacity, so
+ * finite; place() sets a placed one's to UINT64_MAX and unplace() restores it from the log
+ * (until 2026-11-28 a flag per buffer said it as well). */
+static int is_placed(const srch *s, int b)
+{
+    return s->minoff[b] == UINT64_MAX;
+}
+
 /* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
  * overlap it, the floors and totals of its sections, and the floors of sections whose unplaced
  * buffers all moved up. Logs every change.
@@ -960,7 +967,6 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 static void place(srch *s, int b, uint64_t off)
 {
     uint64_t h = off + s->size[b];
-    s->placed[b] = 1;
     s->sol[b] = off;
     olog_push(s, b, s->minoff[b]);
     s->minoff[b] = UINT64_MAX; /* placed: above every h and every scan's lowest */
@@ -1036,7 +1042,6 @@ static void unplace(srch *s, int b, size_t olog_mark, size_t slog_mark)
     }
     for (int q = s->slo[b]; q < s->shi[b]; q++)
         s->total[q] += s->size[b];
-    s->placed[b] = 0;
 }
 
 /* Section inference with a monotonic floor: nothing unplaced goes below `off` any more. */
@@ -1056,7 +1061,7 @@ static int part_members(const srch *s, const part *p, int lo, int hi, int *sub)
     int ns = 0;
     for (int i = 0; i < p->nb; i++) {
         int x = p->bufs[i];
-        if (!s->placed[x] && s->slo[x] < hi && lo < s->shi[x]) {
+        if (!is_placed(s, x) && s->slo[x] < hi && lo < s->shi[x]) {
             if (sub)
                 sub[ns] = x;
             ns++;
@@ -1120,7 +1125,7 @@ static int cand_batch(const srch *s, const part *p, uint64_t last_off, int last_
     int k = 0;
     for (int i = 0; i < p->nb; i++) {
         int b = p->bufs[i];
-        if (s->placed[b])
+        if (is_placed(s, b))
             continue;
         uint64_t mo = s->minoff[b];
         if (mo < last_off || (mo == last_off && i < last_pre) || mo >= min_top)
@@ -1156,7 +1161,7 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
     int any = 0;
     for (int i = 0; i < p->nb; i++) {
         int b = p->bufs[i];
-        if (s->placed[b])
+        if (is_placed(s, b))
             continue;
         any = 1;
         if (s->minoff[b] + s->size[b] < min_top)
@@ -1428,7 +1433,6 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
     }
     s->minoff = am_calloc((size_t)n + 1, sizeof *s->minoff);
     s->sol = am_calloc((size_t)n + 1, sizeof *s->sol);
-    s->placed = am_calloc((size_t)n + 1, 1);
     s->tot = am_malloc(((size_t)n + 1) * sizeof *s->tot);
     s->tmp = am_malloc(((size_t)n + 1) * sizeof *s->tmp);
 }
@@ -1447,7 +1451,7 @@ static void srch_free(srch *s)
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
     free(s->mem_at), free(s->mem), free(s->mem_end), free(s->floor), free(s->total);
     free(s->cuts);
-    free(s->minoff), free(s->sol), free(s->placed), free(s->cover), free(s->wit);
+    free(s->minoff), free(s->sol), free(s->cover), free(s->wit);
     free(s->by_slo);
     free(s->olog), free(s->slog), free(s->cst), free(s->tot), free(s->tmp);
 }
