@@ -1000,9 +1000,8 @@ static void place(srch *s, int b, uint64_t off)
         uint64_t f = s->floor[q];
         if (run == 0 || f >= h)
             continue;
-        int w = s->wit[q];
-        if (mo[w] <= f && s->slo[w] <= q && q < s->shi[w])
-            continue;
+        if (mo[s->wit[q]] <= f)
+            continue; /* wit is always a member of q: see srch_fill */
         int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c = -1;
         uint64_t low = h;
         if (q < s->slo[b]) {
@@ -1020,9 +1019,9 @@ static void place(srch *s, int b, uint64_t off)
                     break;
             s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
         }
-        if (low <= f)
+        if (low <= f) {
             s->wit[q] = c;
-        if (low > f) {
+        } else {
             slog_push(s, q, f);
             s->floor[q] = low;
         }
@@ -1424,7 +1423,13 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
     s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
     s->cuts = am_calloc((size_t)ns + 1, sizeof *s->cuts);
     s->cover = am_calloc((size_t)ns + 1, sizeof *s->cover);
+    /* Every witness starts as a member of its section, so place() need not check that (until
+     * 2026-11-28 they started at buffer 0, a member or not); an empty section is never
+     * re-checked (no raised buffer spans it). */
     s->wit = am_calloc((size_t)ns + 1, sizeof *s->wit);
+    for (int q = 0; q < ns; q++)
+        if (s->mem_at[q] < s->mem_at[q + 1])
+            s->wit[q] = s->mem[s->mem_at[q]];
     for (int i = 0; i < n; i++) {
         for (int q = s->slo[i]; q < s->shi[i]; q++)
             s->total[q] += s->size[i];
