@@ -1361,6 +1361,26 @@ static int srch_measure(srch *s, const plan_buf *b, const int *map, int n, size_
     return 0;
 }
 
+static int shi_cmp(const void *ctx, int a, int b)
+{
+    const srch *s = ctx;
+    if (s->shi[a] != s->shi[b])
+        return s->shi[a] < s->shi[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+/* Each section's members into out (laid out as mem_at says), in the order of order, a
+ * permutation of the buffers. */
+static void fill_members(const srch *s, const int *order, int *out)
+{
+    int *fill = am_malloc(((size_t)s->nsec + 1) * sizeof *fill);
+    memcpy(fill, s->mem_at, (size_t)s->nsec * sizeof *fill);
+    for (int a = 0; a < s->n; a++)
+        for (int q = s->slo[order[a]]; q < s->shi[order[a]]; q++)
+            out[fill[q]++] = order[a];
+    free(fill);
+}
+
 /* Builds the tables srch_measure measured: section members and overlaps (CSR), and the
  * per-section and per-buffer state of the search. */
 static void srch_fill(srch *s, size_t members, size_t pairs)
@@ -1375,27 +1395,17 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
             s->mem_at[q + 1]++;
     for (int q = 0; q < ns; q++)
         s->mem_at[q + 1] += s->mem_at[q];
-    /* by start: buffers in by_slo order; by end: a counting sort of the buffers by end */
+    /* by start: buffers in by_slo order; by end: the buffers sorted by (end, index) */
     s->mem_end = am_malloc((members + 1) * sizeof *s->mem_end);
-    int *fill = am_malloc(((size_t)ns + 2) * sizeof *fill);
-    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
-    for (int a = 0; a < n; a++)
-        for (int q = s->slo[ord[a]]; q < s->shi[ord[a]]; q++)
-            s->mem[fill[q]++] = ord[a];
+    fill_members(s, ord, s->mem);
     int *by_end = am_malloc(((size_t)n + 1) * sizeof *by_end);
-    memset(fill, 0, ((size_t)ns + 2) * sizeof *fill);
+    int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
     for (int i = 0; i < n; i++)
-        fill[s->shi[i] + 1]++;
-    for (int q = 0; q <= ns; q++)
-        fill[q + 1] += fill[q];
-    for (int i = 0; i < n; i++)
-        by_end[fill[s->shi[i]]++] = i;
-    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
-    for (int a = 0; a < n; a++)
-        for (int q = s->slo[by_end[a]]; q < s->shi[by_end[a]]; q++)
-            s->mem_end[fill[q]++] = by_end[a];
+        by_end[i] = i;
+    msort_idx(by_end, tmp, (size_t)n, shi_cmp, s);
+    fill_members(s, by_end, s->mem_end);
+    free(tmp);
     free(by_end);
-    free(fill);
     /* overlaps (CSR), each pair met once from the earlier one in by_slo order */
     s->ovl_at = am_calloc((size_t)n + 2, sizeof *s->ovl_at);
     for (int a = 0; a < n; a++) {
