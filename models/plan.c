@@ -818,7 +818,7 @@ typedef struct srch {
     int *slo, *shi;           /* section range [slo, shi) */
     int *ovl_at, *ovl;        /* CSR: buffers overlapping each buffer in time */
     int *mem_at, *mem;        /* CSR: buffers in each section, by (start, index) */
-    int *mem_end;             /* the same lists by (end, index) */
+    int *mem_end;             /* the same lists by (end, index), descending */
     int *by_slo;              /* every buffer by (slo, index): the static partitions' members */
     uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
     int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
@@ -946,6 +946,31 @@ static int is_placed(const srch *s, int b)
     return s->minoff[b] == UINT64_MAX;
 }
 
+/* place()'s re-check of section q: the lowest minimum offset below h among q's members that
+ * share no section with the placed buffer, stopping at the first at or below the floor f (into
+ * *at). Left of it (left set, x its first section) they end at or before x, a run at the end of
+ * q's list by end; right of it (x its end) they start at or after x, a run at the end of q's
+ * list by start. Both lists are walked from their end inwards until a member outside the run. */
+static inline uint64_t scan_apart(srch *s, int q, int left, int x, uint64_t h, uint64_t f,
+                                  int *at)
+{
+    const int *list = left ? s->mem_end : s->mem;
+    const uint64_t *mo = s->minoff;
+    int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c;
+    uint64_t low = h;
+    for (k = k1 - 1; k >= k0; k--) {
+        c = list[k];
+        if (left ? s->shi[c] > x : s->slo[c] < x)
+            break; /* shares a section with the placed buffer: the run is over */
+        if (mo[c] < low && (low = mo[c]) <= f) {
+            *at = c;
+            break;
+        }
+    }
+    s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
+    return low;
+}
+
 /* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
  * overlap it, the floors and totals of its sections, and the floors of sections whose unplaced
  * buffers all moved up. Logs every change.
@@ -1002,23 +1027,9 @@ static void place(srch *s, int b, uint64_t off)
             continue;
         if (mo[s->wit[q]] <= f)
             continue; /* wit is always a member of q: see srch_fill */
-        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c = -1;
-        uint64_t low = h;
-        if (q < s->slo[b]) {
-            const int *list = s->mem_end, *key = s->shi;
-            int x = s->slo[b];
-            for (k = k0; k < k1 && key[c = list[k]] <= x; k++)
-                if (mo[c] < low && (low = mo[c]) <= f)
-                    break;
-            s->looked += (uint64_t)(k - k0) + (k < k1);
-        } else {
-            const int *list = s->mem, *key = s->slo;
-            int x = s->shi[b];
-            for (k = k1 - 1; k >= k0 && key[c = list[k]] >= x; k--)
-                if (mo[c] < low && (low = mo[c]) <= f)
-                    break;
-            s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
-        }
+        int c = -1;
+        uint64_t low = q < s->slo[b] ? scan_apart(s, q, 1, s->slo[b], h, f, &c)
+                                     : scan_apart(s, q, 0, s->shi[b], h, f, &c);
         if (low <= f) {
             s->wit[q] = c;
         } else {
@@ -1361,12 +1372,13 @@ static int srch_measure(srch *s, const plan_buf *b, const int *map, int n, size_
     return 0;
 }
 
-static int shi_cmp(const void *ctx, int a, int b)
+/* (end, index) descending: place() walks each list from its end, in (end, index) order. */
+static int shi_desc_cmp(const void *ctx, int a, int b)
 {
     const srch *s = ctx;
     if (s->shi[a] != s->shi[b])
-        return s->shi[a] < s->shi[b] ? -1 : 1;
-    return a < b ? -1 : a > b;
+        return s->shi[a] > s->shi[b] ? -1 : 1;
+    return a > b ? -1 : a < b;
 }
 
 /* Each section's members into out (laid out as mem_at says), in the order of order, a
@@ -1395,14 +1407,14 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
             s->mem_at[q + 1]++;
     for (int q = 0; q < ns; q++)
         s->mem_at[q + 1] += s->mem_at[q];
-    /* by start: buffers in by_slo order; by end: the buffers sorted by (end, index) */
+    /* by start: buffers in by_slo order; by end: the buffers by (end, index) descending */
     s->mem_end = am_malloc((members + 1) * sizeof *s->mem_end);
     fill_members(s, ord, s->mem);
     int *by_end = am_malloc(((size_t)n + 1) * sizeof *by_end);
     int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
     for (int i = 0; i < n; i++)
         by_end[i] = i;
-    msort_idx(by_end, tmp, (size_t)n, shi_cmp, s);
+    msort_idx(by_end, tmp, (size_t)n, shi_desc_cmp, s);
     fill_members(s, by_end, s->mem_end);
     free(tmp);
     free(by_end);
