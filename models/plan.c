@@ -818,12 +818,11 @@ typedef struct srch {
     int *slo, *shi;           /* section range [slo, shi) */
     int *ovl_at, *ovl;        /* CSR: buffers overlapping each buffer in time */
     int *mem_at, *mem;        /* CSR: buffers in each section, by (start, index) */
-    int *mem_end;             /* the same lists by (end, index) */
+    int *mem_end;             /* the same lists by (end, index), descending */
     int *by_slo;              /* every buffer by (slo, index): the static partitions' members */
     uint64_t *floor, *total;  /* per section: lowest free offset, unplaced bytes */
     int *cuts;                /* per section boundary s|s+1: unplaced buffers crossing it */
-    uint64_t *minoff, *sol;   /* per buffer */
-    unsigned char *placed;
+    uint64_t *minoff, *sol;   /* per buffer; a placed buffer's minoff is UINT64_MAX */
     int *cover;               /* per section: raised buffers starting there less those ending
                                * (place()'s scratch, zero between calls) */
     int *wit;                 /* per section: the member place() last found at its floor */
@@ -939,6 +938,39 @@ static void held_add(srch *s, ptrdiff_t d)
 
 static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 
+/* An unplaced buffer's minimum offset is the top of something placed below the capacity, so
+ * finite; place() sets a placed one's to UINT64_MAX and unplace() restores it from the log
+ * (until 2026-11-28 a flag per buffer said it as well). */
+static int is_placed(const srch *s, int b)
+{
+    return s->minoff[b] == UINT64_MAX;
+}
+
+/* place()'s re-check of section q: the lowest minimum offset below h among q's members that
+ * share no section with the placed buffer, stopping at the first at or below the floor f (into
+ * *at). Left of it (left set, x its first section) they end at or before x, a run at the end of
+ * q's list by end; right of it (x its end) they start at or after x, a run at the end of q's
+ * list by start. Both lists are walked from their end inwards until a member outside the run. */
+static inline uint64_t scan_apart(srch *s, int q, int left, int x, uint64_t h, uint64_t f,
+                                  int *at)
+{
+    const int *list = left ? s->mem_end : s->mem;
+    const uint64_t *mo = s->minoff;
+    int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c;
+    uint64_t low = h;
+    for (k = k1 - 1; k >= k0; k--) {
+        c = list[k];
+        if (left ? s->shi[c] > x : s->slo[c] < x)
+            break; /* shares a section with the placed buffer: the run is over */
+        if (mo[c] < low && (low = mo[c]) <= f) {
+            *at = c;
+            break;
+        }
+    }
+    s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
+    return low;
+}
+
 /* Place buffer b at off and propagate: raise the minimum offsets of the unplaced buffers that
  * overlap it, the floors and totals of its sections, and the floors of sections whose unplaced
  * buffers all moved up. Logs every change.
@@ -960,7 +992,6 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre);
 static void place(srch *s, int b, uint64_t off)
 {
     uint64_t h = off + s->size[b];
-    s->placed[b] = 1;
     s->sol[b] = off;
     olog_push(s, b, s->minoff[b]);
     s->minoff[b] = UINT64_MAX; /* placed: above every h and every scan's lowest */
@@ -994,29 +1025,14 @@ static void place(srch *s, int b, uint64_t off)
         uint64_t f = s->floor[q];
         if (run == 0 || f >= h)
             continue;
-        int w = s->wit[q];
-        if (mo[w] <= f && s->slo[w] <= q && q < s->shi[w])
-            continue;
-        int k0 = s->mem_at[q], k1 = s->mem_at[q + 1], k, c = -1;
-        uint64_t low = h;
-        if (q < s->slo[b]) {
-            const int *list = s->mem_end, *key = s->shi;
-            int x = s->slo[b];
-            for (k = k0; k < k1 && key[c = list[k]] <= x; k++)
-                if (mo[c] < low && (low = mo[c]) <= f)
-                    break;
-            s->looked += (uint64_t)(k - k0) + (k < k1);
-        } else {
-            const int *list = s->mem, *key = s->slo;
-            int x = s->shi[b];
-            for (k = k1 - 1; k >= k0 && key[c = list[k]] >= x; k--)
-                if (mo[c] < low && (low = mo[c]) <= f)
-                    break;
-            s->looked += (uint64_t)(k1 - 1 - k) + (k >= k0);
-        }
-        if (low <= f)
+        if (mo[s->wit[q]] <= f)
+            continue; /* wit is always a member of q: see srch_fill */
+        int c = -1;
+        uint64_t low = q < s->slo[b] ? scan_apart(s, q, 1, s->slo[b], h, f, &c)
+                                     : scan_apart(s, q, 0, s->shi[b], h, f, &c);
+        if (low <= f) {
             s->wit[q] = c;
-        if (low > f) {
+        } else {
             slog_push(s, q, f);
             s->floor[q] = low;
         }
@@ -1036,7 +1052,6 @@ static void unplace(srch *s, int b, size_t olog_mark, size_t slog_mark)
     }
     for (int q = s->slo[b]; q < s->shi[b]; q++)
         s->total[q] += s->size[b];
-    s->placed[b] = 0;
 }
 
 /* Section inference with a monotonic floor: nothing unplaced goes below `off` any more. */
@@ -1056,7 +1071,7 @@ static int part_members(const srch *s, const part *p, int lo, int hi, int *sub)
     int ns = 0;
     for (int i = 0; i < p->nb; i++) {
         int x = p->bufs[i];
-        if (!s->placed[x] && s->slo[x] < hi && lo < s->shi[x]) {
+        if (!is_placed(s, x) && s->slo[x] < hi && lo < s->shi[x]) {
             if (sub)
                 sub[ns] = x;
             ns++;
@@ -1120,7 +1135,7 @@ static int cand_batch(const srch *s, const part *p, uint64_t last_off, int last_
     int k = 0;
     for (int i = 0; i < p->nb; i++) {
         int b = p->bufs[i];
-        if (s->placed[b])
+        if (is_placed(s, b))
             continue;
         uint64_t mo = s->minoff[b];
         if (mo < last_off || (mo == last_off && i < last_pre) || mo >= min_top)
@@ -1156,7 +1171,7 @@ static int search(srch *s, const part *p, uint64_t last_off, int last_pre)
     int any = 0;
     for (int i = 0; i < p->nb; i++) {
         int b = p->bufs[i];
-        if (s->placed[b])
+        if (is_placed(s, b))
             continue;
         any = 1;
         if (s->minoff[b] + s->size[b] < min_top)
@@ -1357,6 +1372,27 @@ static int srch_measure(srch *s, const plan_buf *b, const int *map, int n, size_
     return 0;
 }
 
+/* (end, index) descending: place() walks each list from its end, in (end, index) order. */
+static int shi_desc_cmp(const void *ctx, int a, int b)
+{
+    const srch *s = ctx;
+    if (s->shi[a] != s->shi[b])
+        return s->shi[a] > s->shi[b] ? -1 : 1;
+    return a > b ? -1 : a < b;
+}
+
+/* Each section's members into out (laid out as mem_at says), in the order of order, a
+ * permutation of the buffers. */
+static void fill_members(const srch *s, const int *order, int *out)
+{
+    int *fill = am_malloc(((size_t)s->nsec + 1) * sizeof *fill);
+    memcpy(fill, s->mem_at, (size_t)s->nsec * sizeof *fill);
+    for (int a = 0; a < s->n; a++)
+        for (int q = s->slo[order[a]]; q < s->shi[order[a]]; q++)
+            out[fill[q]++] = order[a];
+    free(fill);
+}
+
 /* Builds the tables srch_measure measured: section members and overlaps (CSR), and the
  * per-section and per-buffer state of the search. */
 static void srch_fill(srch *s, size_t members, size_t pairs)
@@ -1371,27 +1407,17 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
             s->mem_at[q + 1]++;
     for (int q = 0; q < ns; q++)
         s->mem_at[q + 1] += s->mem_at[q];
-    /* by start: buffers in by_slo order; by end: a counting sort of the buffers by end */
+    /* by start: buffers in by_slo order; by end: the buffers by (end, index) descending */
     s->mem_end = am_malloc((members + 1) * sizeof *s->mem_end);
-    int *fill = am_malloc(((size_t)ns + 2) * sizeof *fill);
-    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
-    for (int a = 0; a < n; a++)
-        for (int q = s->slo[ord[a]]; q < s->shi[ord[a]]; q++)
-            s->mem[fill[q]++] = ord[a];
+    fill_members(s, ord, s->mem);
     int *by_end = am_malloc(((size_t)n + 1) * sizeof *by_end);
-    memset(fill, 0, ((size_t)ns + 2) * sizeof *fill);
+    int *tmp = am_malloc(((size_t)n + 1) * sizeof *tmp);
     for (int i = 0; i < n; i++)
-        fill[s->shi[i] + 1]++;
-    for (int q = 0; q <= ns; q++)
-        fill[q + 1] += fill[q];
-    for (int i = 0; i < n; i++)
-        by_end[fill[s->shi[i]]++] = i;
-    memcpy(fill, s->mem_at, (size_t)ns * sizeof *fill);
-    for (int a = 0; a < n; a++)
-        for (int q = s->slo[by_end[a]]; q < s->shi[by_end[a]]; q++)
-            s->mem_end[fill[q]++] = by_end[a];
+        by_end[i] = i;
+    msort_idx(by_end, tmp, (size_t)n, shi_desc_cmp, s);
+    fill_members(s, by_end, s->mem_end);
+    free(tmp);
     free(by_end);
-    free(fill);
     /* overlaps (CSR), each pair met once from the earlier one in by_slo order */
     s->ovl_at = am_calloc((size_t)n + 2, sizeof *s->ovl_at);
     for (int a = 0; a < n; a++) {
@@ -1419,7 +1445,13 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
     s->total = am_calloc((size_t)ns + 1, sizeof *s->total);
     s->cuts = am_calloc((size_t)ns + 1, sizeof *s->cuts);
     s->cover = am_calloc((size_t)ns + 1, sizeof *s->cover);
+    /* Every witness starts as a member of its section, so place() need not check that (until
+     * 2026-11-28 they started at buffer 0, a member or not); an empty section is never
+     * re-checked (no raised buffer spans it). */
     s->wit = am_calloc((size_t)ns + 1, sizeof *s->wit);
+    for (int q = 0; q < ns; q++)
+        if (s->mem_at[q] < s->mem_at[q + 1])
+            s->wit[q] = s->mem[s->mem_at[q]];
     for (int i = 0; i < n; i++) {
         for (int q = s->slo[i]; q < s->shi[i]; q++)
             s->total[q] += s->size[i];
@@ -1428,7 +1460,6 @@ static void srch_fill(srch *s, size_t members, size_t pairs)
     }
     s->minoff = am_calloc((size_t)n + 1, sizeof *s->minoff);
     s->sol = am_calloc((size_t)n + 1, sizeof *s->sol);
-    s->placed = am_calloc((size_t)n + 1, 1);
     s->tot = am_malloc(((size_t)n + 1) * sizeof *s->tot);
     s->tmp = am_malloc(((size_t)n + 1) * sizeof *s->tmp);
 }
@@ -1447,7 +1478,7 @@ static void srch_free(srch *s)
     free(s->size), free(s->width), free(s->slo), free(s->shi), free(s->ovl_at), free(s->ovl);
     free(s->mem_at), free(s->mem), free(s->mem_end), free(s->floor), free(s->total);
     free(s->cuts);
-    free(s->minoff), free(s->sol), free(s->placed), free(s->cover), free(s->wit);
+    free(s->minoff), free(s->sol), free(s->cover), free(s->wit);
     free(s->by_slo);
     free(s->olog), free(s->slog), free(s->cst), free(s->tot), free(s->tmp);
 }
