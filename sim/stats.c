@@ -211,7 +211,11 @@ static void moments(const double *v, int n, double *mean, double *sd)
 
 static void summarize(const double *v, int n, summary *s)
 {
-    s->n = n;
+    /* every field: the exact figures (cents, mean_c, ...) are set later only on their paths,
+     * and read on the flags' say-so (until 2026-11-28 the flags were left as the stack had
+     * them: a clang build printed `--paired`'s mean difference -1 as
+     * -93410845821434088009553813804799116) */
+    *s = (summary){.n = n};
     s->mean = s->sd = (double)NAN;
     if (n)
         moments(v, n, &s->mean, &s->sd);
