@@ -441,7 +441,7 @@ static void fetched_then_used(const char *text, const char *dma, const char *mxu
         const char *eol = strchr(l, '\n'), *x;
         if (!eol)
             break;
-        unsigned long long id;
+        unsigned long long id = 0; /* set by the sscanf a fatal assertion checks */
         if ((size_t)(eol - l) > strlen(dn) && !strncmp(eol + 1 - strlen(dn), dn, strlen(dn))) {
             CU_ASSERT_FATAL((x = strstr(l, " to=")) && sscanf(x, " to=%llu", &id) == 1);
             CU_ASSERT_FATAL(tail - head < 2); /* double-buffered: two in flight at most */
