@@ -55,17 +55,18 @@ test: $(BUILD)/amsim $(BUILD)/test_amsim
 	cd tests/unit && AMSIM=$(abspath $(BUILD)/amsim) $(abspath $(BUILD)/test_amsim)
 
 # The whole test suite under address and undefined-behaviour sanitizers, in its own build tree.
+# address and undefined-behaviour sanitizers, an undefined behaviour fatal (asan, asan-clang, fuzz)
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
 asan:
-	$(MAKE) BUILD=build-asan OPT=-O1 \
-	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	$(MAKE) BUILD=build-asan OPT=-O1 CFLAGS="-O1 -g $(SAN)" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 # The same suites built by clang, whose UBSan checks what gcc's does not (a zero offset added
 # to a null pointer) and whose code lays the stack out otherwise, so a read of a field never
 # set shows (stats' exact figures did, 2026-11-28). CI runs it where clang is installed.
 asan-clang:
-	$(MAKE) BUILD=build-asan-clang CC=clang OPT=-O1 \
-	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
+	$(MAKE) BUILD=build-asan-clang CC=clang OPT=-O1 CFLAGS="-O1 -g $(SAN)" \
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 check-oracles: $(BUILD)/amsim
@@ -88,7 +89,7 @@ help:
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := native csv pickle bin config run
-FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_SAN     := $(SAN)
 FUZZ_CFLAGS  := -O1 -g $(FUZZ_SAN)
 FUZZ_FLAGS   ?= -timeout=10 -rss_limit_mb=2048 -print_final_stats=1
 
