@@ -1832,8 +1832,9 @@ static void bwd_qload(gctx *g, const bwd_kernel *z, const bwd_hbm *h, const bwd_
  * (skip.*): the Q, dO and di index map names Q block 0 for a skipped step (fetched once, the
  * previous step having named the last one), and the l and m map names the step's own block,
  * so they are fetched on every skipped step; all go before the first computed step's. */
-static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
+static void bwd_dkv(gctx *g, const bwd_kernel *z, const bwd_hbm *h)
 {
+    const gen_kernel_opts *o = &z->k;
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
     fputs("# kernel dkv: grid (head, K/V block, Q block)\n", g->f);
@@ -1930,8 +1931,9 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, cons
  * its K/V index map, as the forward's, names block 0 for a skipped step: no copy, as the next
  * Q block starts with it (a head's last Q block never skips here: attention_bwd_check refuses
  * that case), and a Q block that computed block 0 alone keeps it (attn_kv_kept). */
-static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
+static void bwd_dq(gctx *g, const bwd_kernel *z, const bwd_hbm *h)
 {
+    const gen_kernel_opts *o = &z->k;
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
     fputs("# kernel dq: grid (head, Q block, K/V block)\n", g->f);
@@ -2088,9 +2090,9 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
     h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
     h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
-    bwd_dkv(&g, &z.dkv.k, &z.dkv, &h);
+    bwd_dkv(&g, &z.dkv, &h);
     if (!g.clock_over && !g.too_long)
-        bwd_dq(&g, &z.dq.k, &z.dq, &h);
+        bwd_dq(&g, &z.dq, &h);
     uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
     for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
         g_free(&g, ids[i]);
