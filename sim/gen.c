@@ -1279,6 +1279,21 @@ static int attn_kv_kept(const gen_kernel_opts *o, const attn_sizes *z, uint64_t 
     return o->causal && attn_runs(o, z, blk % z->nq) == 1 && (blk + 1) % z->nq != 0;
 }
 
+/* The next step's K and V tiles, from K and V on hbm into buffers vk and vv (the other slot's),
+ * on stream 1, whose event goes to *ev_load; or, for a block kept (keep: attn_kv_kept), no copy
+ * and the event is returned instead, for the caller to make the next step's wait once this step
+ * has had its own (the slot stays). Returns 0 after the copies. */
+static uint64_t attn_kv_prefetch(gctx *g, int keep, uint64_t tile, uint64_t K, uint64_t V,
+                                 uint64_t vk, uint64_t vv, uint64_t *ev_load)
+{
+    if (keep)
+        return g_record(g, 1);
+    g_xfer(g, "hbm", "vmem", tile, 1, K, vk, "dma.k");
+    g_xfer(g, "hbm", "vmem", tile, 1, V, vv, "dma.v");
+    *ev_load = g_record(g, 1);
+    return 0;
+}
+
 /* A block size in range of its sequence: at most it and dividing it (Pallas's flash attention
  * asserts the same; a ragged last block is not modelled). Returns c->failed. */
 static int ck_block(gcheck *c, const char *bopt, uint64_t b, const char *sopt, uint64_t seq)
@@ -1527,13 +1542,8 @@ static int gen_attention(const gen_kernel_opts *o, FILE *f, am_error *err)
                 g_wait(&g, ev_comp_prev, 1); /* step s-1 (and Q block blk-1) is done with them */
             if (last)
                 g_xfer(&g, "hbm", "vmem", z.q_tile, 1, Q, vq[!qs], "dma.q");
-            if (keep) {
-                ev_kept = g_record(&g, 1);
-            } else {
-                g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, K, vk[!slot], "dma.k");
-                g_xfer(&g, "hbm", "vmem", z.kv_tile, 1, V, vv[!slot], "dma.v");
-                ev_load[!slot] = g_record(&g, 1);
-            }
+            ev_kept = attn_kv_prefetch(&g, keep, z.kv_tile, K, V, vk[!slot], vv[!slot],
+                                       &ev_load[!slot]);
         }
         if (j == 0) { /* the Q block's running statistics and output accumulator */
             m = g_alloc(&g, z.stat, "vmem", 0, "m.b%" PRIu64, blk);
@@ -1832,8 +1842,9 @@ static void bwd_qload(gctx *g, const bwd_kernel *z, const bwd_hbm *h, const bwd_
  * (skip.*): the Q, dO and di index map names Q block 0 for a skipped step (fetched once, the
  * previous step having named the last one), and the l and m map names the step's own block,
  * so they are fetched on every skipped step; all go before the first computed step's. */
-static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
+static void bwd_dkv(gctx *g, const bwd_kernel *z, const bwd_hbm *h)
 {
+    const gen_kernel_opts *o = &z->k;
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
     fputs("# kernel dkv: grid (head, K/V block, Q block)\n", g->f);
@@ -1930,8 +1941,9 @@ static void bwd_dkv(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, cons
  * its K/V index map, as the forward's, names block 0 for a skipped step: no copy, as the next
  * Q block starts with it (a head's last Q block never skips here: attention_bwd_check refuses
  * that case), and a Q block that computed block 0 alone keeps it (attn_kv_kept). */
-static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const bwd_hbm *h)
+static void bwd_dq(gctx *g, const bwd_kernel *z, const bwd_hbm *h)
 {
+    const gen_kernel_opts *o = &z->k;
     const attn_sizes *a = &z->a;
     uint64_t bq = o->block_q, bkv = o->block_kv, hd = o->head_dim, steps = a->steps;
     fputs("# kernel dq: grid (head, Q block, K/V block)\n", g->f);
@@ -1962,13 +1974,8 @@ static void bwd_dq(gctx *g, const gen_kernel_opts *o, const bwd_kernel *z, const
                 g_wait(g, ev_comp_prev, 1);
             if (last)
                 bwd_qload(g, z, h, &b, !qs);
-            if (keep) {
-                ev_kept = g_record(g, 1);
-            } else {
-                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->K, vk[!slot], "dma.k");
-                g_xfer(g, "hbm", "vmem", a->kv_tile, 1, h->V, vv[!slot], "dma.v");
-                ev_load[!slot] = g_record(g, 1);
-            }
+            ev_kept = attn_kv_prefetch(g, keep, a->kv_tile, h->K, h->V, vk[!slot], vv[!slot],
+                                       &ev_load[!slot]);
         }
         if (j == 0)
             dq = g_alloc(g, z->acc, "vmem", 0, "dq_acc.b%" PRIu64, blk);
@@ -2088,9 +2095,9 @@ static int gen_attention_bwd(const gen_kernel_opts *o, FILE *f, am_error *err)
     h.dQ = g_alloc(&g, a->qo, "hbm", 0, "dQ");
     h.dK = g_alloc(&g, a->kv, "hbm", 0, "dK");
     h.dV = g_alloc(&g, a->kv, "hbm", 0, "dV");
-    bwd_dkv(&g, &z.dkv.k, &z.dkv, &h);
+    bwd_dkv(&g, &z.dkv, &h);
     if (!g.clock_over && !g.too_long)
-        bwd_dq(&g, &z.dq.k, &z.dq, &h);
+        bwd_dq(&g, &z.dq, &h);
     uint64_t ids[] = {h.dV, h.dK, h.dQ, h.di, h.m, h.l, h.dO, h.O, h.V, h.K, h.Q};
     for (size_t i = 0; i < AM_ARRAY_LEN(ids); i++)
         g_free(&g, ids[i]);
