@@ -740,16 +740,6 @@ static void tell_op(sim *s, const dev_note *n)
         s->obs->op(s->obs->ctx, n->stream, n->start, n->end, n->chan, n->bytes, n->name);
 }
 
-/* Observers hear now of the operations a runtime copy's wait finished (rt_copy). */
-static void flush_notes(sim *s)
-{
-    for (size_t i = 0; i < s->nnotes; i++) {
-        tell_op(s, &s->notes[i]);
-        free(s->notes[i].name);
-    }
-    s->nnotes = 0;
-}
-
 /* The end of a runtime action that ran copies (spill_one, restore, defrag): observers hear of
  * the operations its copies' waits finished after its own slice and the waits that failed
  * during it, and before anything at or after its end (its device free, the retried request, a
@@ -759,7 +749,11 @@ static void flush_notes(sim *s)
  * spill after the next spill's slice and the request's allocation. */
 static void rt_heard(sim *s)
 {
-    flush_notes(s);
+    for (size_t i = 0; i < s->nnotes; i++) {
+        tell_op(s, &s->notes[i]);
+        free(s->notes[i].name);
+    }
+    s->nnotes = 0;
 }
 
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
