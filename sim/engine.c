@@ -667,7 +667,8 @@ static void st_push(stream *q, op o)
 }
 
 /* Keep a copy of the name of a named op queued on q (op.named): the reader's buffer holding it
- * is reused at the next event. Freed when the op finishes (op_done). */
+ * is reused at the next event. Freed when the op finishes (op_done), or by rt_heard when its
+ * note waited for a runtime copy's action (defer_note: until 2026-11-28 the note had a copy). */
 static AM_NOINLINE void st_push_name(stream *q, const char *name)
 {
     if (q->nnames == q->names_cap) {
@@ -756,33 +757,38 @@ static void rt_heard(sim *s)
     s->nnotes = 0;
 }
 
+/* Keep n for rt_heard; the note takes over n->name (op_done then leaves it, rt_heard frees it). */
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
 {
     if (s->nnotes == s->capnotes) {
         s->capnotes = s->capnotes ? 2 * s->capnotes : 16;
         s->notes = am_realloc(s->notes, s->capnotes * sizeof *s->notes);
     }
-    dev_note *d = &s->notes[s->nnotes++];
-    *d = *n;
-    d->name = n->name ? am_strdup(n->name) : NULL;
+    s->notes[s->nnotes++] = *n;
 }
 
 /* The head op of stream id finished now; carried: for a transfer, when its link took it. */
 static void op_done(sim *s, uint32_t id, am_ps carried)
 {
     stream *q = &s->st[id];
+    int kept = 0; /* its name went to a deferred note, which frees it */
     if (s->obs && (s->obs->link || s->obs->op)) {
         const op *h = st_head(q);
         int x = h->kind == OP_XFER;
         dev_note n = {id, x ? (int)h->chan : -1, carried, q->started, s->now, x ? h->arg : 0,
                       h->named ? q->names[q->nhead] : NULL, NULL, 0, 0};
-        if (s->defer)
+        if (s->defer) {
             defer_note(s, &n);
-        else
+            kept = 1;
+        } else {
             tell_op(s, &n);
+        }
     }
-    if (st_head(q)->named)
-        free(q->names[q->nhead++]);
+    if (st_head(q)->named) {
+        if (!kept)
+            free(q->names[q->nhead]);
+        q->nhead++;
+    }
     if (st_head(q)->kind == OP_XFER) {
         s->ch[st_head(q)->chan].xfers--;
         if (st_head(q)->gen)
