@@ -767,6 +767,17 @@ static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
     s->notes[s->nnotes++] = *n;
 }
 
+/* The runtime copy in flight (rt_copy) was carried from start to end: its note waits, after
+ * those of the operations that finished before it, for the end of its action (rt_heard). */
+static void rt_noted(sim *s, am_ps start, am_ps end)
+{
+    if (s->obs && s->obs->copy) {
+        s->rt_note.carried = start;
+        s->rt_note.end = end;
+        defer_note(s, &s->rt_note);
+    }
+}
+
 /* The head op of stream id finished now; carried: for a transfer, when its link took it. */
 static void op_done(sim *s, uint32_t id, am_ps carried)
 {
@@ -829,11 +840,7 @@ static int des_step(sim *s, am_ps limit)
             if (done[i].tag == RT_COPY_TAG) { /* rt_copy's, not a stream's */
                 s->rt_done = 1;
                 s->rt_end = tl;
-                if (s->obs && s->obs->copy) {
-                    s->rt_note.carried = done[i].started;
-                    s->rt_note.end = tl;
-                    defer_note(s, &s->rt_note);
-                }
+                rt_noted(s, done[i].started, tl);
                 continue;
             }
             s->inflight--;
@@ -1921,7 +1928,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
 {
     const chan *ch = &s->ch[c];
     uint64_t moved = chan_bytes(ch, bytes); /* what it occupies the channel with */
-    if (s->obs && s->obs->copy) /* read only then (here and in des_step) */
+    if (s->obs && s->obs->copy) /* read only then (here and in rt_noted) */
         s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = moved, .copy = what, .id = id,
                                 .level = level};
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
@@ -1934,11 +1941,8 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
         link_runtime_alone(ch->l, at, t, moved, ch->side);
         /* after the notes of the action's earlier copies, which all ended by at; one that
          * never ends (saturated: the event is refused, time_overflow) draws nothing */
-        if (s->obs && s->obs->copy && t < AM_PS_MAX - at) {
-            s->rt_note.carried = at;
-            s->rt_note.end = at + t;
-            defer_note(s, &s->rt_note);
-        }
+        if (t < AM_PS_MAX - at)
+            rt_noted(s, at, at + t);
         return t;
     }
     s->defer = 1;
