@@ -1440,7 +1440,7 @@ static uint64_t cach_min_capacity(void *st, uint64_t bytes)
     if (c->seg_max[pool] >= size)
         return size;
     uint64_t seg = segment_size(size);
-    return c->allowed != CACH_NO_LIMIT && seg > c->allowed ? UINT64_MAX : seg;
+    return seg > c->allowed ? UINT64_MAX : seg; /* never without a cap: CACH_NO_LIMIT is the most */
 }
 
 static uint64_t cach_largest_free(void *st)

@@ -94,12 +94,19 @@ static void map(int align_log2, uint64_t size, int *row, int *sl)
     *row = fl - small_log2 + 1;
 }
 
+/* The width of size's list: a 32nd of size's power of two, or 1 in the linear class, whose
+ * lists are one alignment wide and hold sizes that are multiples of it (so nothing to round). */
+static uint64_t list_step(int align_log2, uint64_t size)
+{
+    if (size < (1ULL << (align_log2 + TL_SL_LOG2)))
+        return 1;
+    return 1ULL << (63 - __builtin_clzll(size) - TL_SL_LOG2);
+}
+
 /* Good fit: round a size up to the next list boundary (0 on overflow). */
 static uint64_t round_search(int align_log2, uint64_t size)
 {
-    if (size < (1ULL << (align_log2 + TL_SL_LOG2)))
-        return size;
-    uint64_t step = 1ULL << (63 - __builtin_clzll(size) - TL_SL_LOG2);
+    uint64_t step = list_step(align_log2, size);
     return size + (step - 1) < size ? 0 : size + (step - 1);
 }
 
@@ -445,12 +452,9 @@ static uint64_t tlsf_min_capacity(void *st, uint64_t bytes)
 {
     const tlsf *t = st;
     uint64_t need = am_round_up_sat(bytes, t->align);
-    if (need < 1ULL << (t->align_log2 + TL_SL_LOG2)) /* the linear class: lists one alignment
-                                                      * wide */
-        return need;
-    /* the list's width, a 32nd of need's power of two: saturates as round_search's overflow
-     * (until 2026-11-28 this called round_search and rounded its result back down) */
-    return am_round_up_sat(need, 1ULL << (63 - __builtin_clzll(need) - TL_SL_LOG2));
+    /* up to its list's width (list_step): saturates as round_search's overflow (until
+     * 2026-11-28 this called round_search and rounded its result back down) */
+    return am_round_up_sat(need, list_step(t->align_log2, need));
 }
 
 /* The arena, the capacity rounded down to the alignment (alloc.h pool_limit), as buddy's. */

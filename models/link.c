@@ -370,17 +370,17 @@ static void account(link_chan *l, am_ps t)
 {
     if (t <= l->now)
         return;
-    if (trace_in_flight(l)) {
-        l->st.busy_ps += t - l->now;
-        for (int k = 0; k < 2; k++)
-            if (l->nside[k])
-                l->side[k].busy_ps += t - l->now;
-    }
-    if (l->nfl) {
+    if (l->nfl) { /* a trace transfer in flight is counted there too: idle takes one test */
         l->st.all_busy_ps += t - l->now;
         for (int k = 0; k < 2; k++)
             if (l->nall[k])
                 l->side[k].all_busy_ps += t - l->now;
+        if (trace_in_flight(l)) {
+            l->st.busy_ps += t - l->now;
+            for (int k = 0; k < 2; k++)
+                if (l->nside[k])
+                    l->side[k].busy_ps += t - l->now;
+        }
     }
     l->now = t;
     if (l->either->now < t)

@@ -667,7 +667,8 @@ static void st_push(stream *q, op o)
 }
 
 /* Keep a copy of the name of a named op queued on q (op.named): the reader's buffer holding it
- * is reused at the next event. Freed when the op finishes (op_done). */
+ * is reused at the next event. Freed when the op finishes (op_done), or by rt_heard when its
+ * note waited for a runtime copy's action (defer_note: until 2026-11-28 the note had a copy). */
 static AM_NOINLINE void st_push_name(stream *q, const char *name)
 {
     if (q->nnames == q->names_cap) {
@@ -740,16 +741,6 @@ static void tell_op(sim *s, const dev_note *n)
         s->obs->op(s->obs->ctx, n->stream, n->start, n->end, n->chan, n->bytes, n->name);
 }
 
-/* Observers hear now of the operations a runtime copy's wait finished (rt_copy). */
-static void flush_notes(sim *s)
-{
-    for (size_t i = 0; i < s->nnotes; i++) {
-        tell_op(s, &s->notes[i]);
-        free(s->notes[i].name);
-    }
-    s->nnotes = 0;
-}
-
 /* The end of a runtime action that ran copies (spill_one, restore, defrag): observers hear of
  * the operations its copies' waits finished after its own slice and the waits that failed
  * during it, and before anything at or after its end (its device free, the retried request, a
@@ -759,36 +750,56 @@ static void flush_notes(sim *s)
  * spill after the next spill's slice and the request's allocation. */
 static void rt_heard(sim *s)
 {
-    flush_notes(s);
+    for (size_t i = 0; i < s->nnotes; i++) {
+        tell_op(s, &s->notes[i]);
+        free(s->notes[i].name);
+    }
+    s->nnotes = 0;
 }
 
+/* Keep n for rt_heard; the note takes over n->name (op_done then leaves it, rt_heard frees it). */
 static AM_NOINLINE void defer_note(sim *s, const dev_note *n)
 {
     if (s->nnotes == s->capnotes) {
         s->capnotes = s->capnotes ? 2 * s->capnotes : 16;
         s->notes = am_realloc(s->notes, s->capnotes * sizeof *s->notes);
     }
-    dev_note *d = &s->notes[s->nnotes++];
-    *d = *n;
-    d->name = n->name ? am_strdup(n->name) : NULL;
+    s->notes[s->nnotes++] = *n;
+}
+
+/* The runtime copy in flight (rt_copy) was carried from start to end: its note waits, after
+ * those of the operations that finished before it, for the end of its action (rt_heard). */
+static void rt_noted(sim *s, am_ps start, am_ps end)
+{
+    if (s->obs && s->obs->copy) {
+        s->rt_note.carried = start;
+        s->rt_note.end = end;
+        defer_note(s, &s->rt_note);
+    }
 }
 
 /* The head op of stream id finished now; carried: for a transfer, when its link took it. */
 static void op_done(sim *s, uint32_t id, am_ps carried)
 {
     stream *q = &s->st[id];
+    int kept = 0; /* its name went to a deferred note, which frees it */
     if (s->obs && (s->obs->link || s->obs->op)) {
         const op *h = st_head(q);
         int x = h->kind == OP_XFER;
         dev_note n = {id, x ? (int)h->chan : -1, carried, q->started, s->now, x ? h->arg : 0,
                       h->named ? q->names[q->nhead] : NULL, NULL, 0, 0};
-        if (s->defer)
+        if (s->defer) {
             defer_note(s, &n);
-        else
+            kept = 1;
+        } else {
             tell_op(s, &n);
+        }
     }
-    if (st_head(q)->named)
-        free(q->names[q->nhead++]);
+    if (st_head(q)->named) {
+        if (!kept)
+            free(q->names[q->nhead]);
+        q->nhead++;
+    }
     if (st_head(q)->kind == OP_XFER) {
         s->ch[st_head(q)->chan].xfers--;
         if (st_head(q)->gen)
@@ -829,11 +840,7 @@ static int des_step(sim *s, am_ps limit)
             if (done[i].tag == RT_COPY_TAG) { /* rt_copy's, not a stream's */
                 s->rt_done = 1;
                 s->rt_end = tl;
-                if (s->obs && s->obs->copy) {
-                    s->rt_note.carried = done[i].started;
-                    s->rt_note.end = tl;
-                    defer_note(s, &s->rt_note);
-                }
+                rt_noted(s, done[i].started, tl);
                 continue;
             }
             s->inflight--;
@@ -1921,7 +1928,7 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
 {
     const chan *ch = &s->ch[c];
     uint64_t moved = chan_bytes(ch, bytes); /* what it occupies the channel with */
-    if (s->obs && s->obs->copy) /* read only then (here and in des_step) */
+    if (s->obs && s->obs->copy) /* read only then (here and in rt_noted) */
         s->rt_note = (dev_note){.stream = 0, .chan = c, .bytes = moved, .copy = what, .id = id,
                                 .level = level};
     uint64_t xfers = 0; /* the channel's: a half-duplex link's two entries share one */
@@ -1934,11 +1941,8 @@ static am_ps rt_copy(sim *s, int c, am_ps at, uint64_t bytes, const char *what, 
         link_runtime_alone(ch->l, at, t, moved, ch->side);
         /* after the notes of the action's earlier copies, which all ended by at; one that
          * never ends (saturated: the event is refused, time_overflow) draws nothing */
-        if (s->obs && s->obs->copy && t < AM_PS_MAX - at) {
-            s->rt_note.carried = at;
-            s->rt_note.end = at + t;
-            defer_note(s, &s->rt_note);
-        }
+        if (t < AM_PS_MAX - at)
+            rt_noted(s, at, at + t);
         return t;
     }
     s->defer = 1;

@@ -371,11 +371,11 @@ static int sn_expired_in_recovery(snap_exp *x, snap_rec r)
     return 1;
 }
 
-/* Keep a name for an alloc or oom entry: its snap_rec.name. A name is 1 to 255 bytes
- * (FORMAT.md). */
+/* Keep a name for an alloc or oom entry: its snap_rec.name, 0 for none (NULL: unnamed). A name
+ * is 1 to 255 bytes (FORMAT.md). */
 static uint64_t sn_name_put(snap_exp *x, const char *name)
 {
-    size_t n = strlen(name);
+    size_t n = name ? strlen(name) : 0;
     if (n == 0 || n > TR_NAME_MAX || x->scratch_errno)
         return 0;
     if (!x->names && !(x->names = tmpfile())) {
@@ -411,7 +411,7 @@ static void sn_alloc(void *ctx, am_ps t, uint64_t seq, uint64_t id, int level, u
     if (ok)
         stream = sn_block_stream(x, addr, stream);
     snap_rec r = {ok ? SA_ALLOC : SA_OOM, stream, ok ? addr : 0, requested, size, sn_time(x, t),
-                  0, 0, 0, 0, name ? sn_name_put(x, name) : 0};
+                  0, 0, 0, 0, sn_name_put(x, name)};
     if (!ok && sn_expired_in_recovery(x, r))
         return;
     if (!ok && x->sim && sim_expiring_after_placement(x->sim)) {
@@ -495,7 +495,7 @@ static void sn_write_oom(snap_exp *x, am_ps t, uint32_t stream, uint64_t request
                          const char *name)
 {
     sn_push(x, (snap_rec){SA_OOM, stream, 0, requested, 0, t, 0, 0, 0, 0,
-                          name ? sn_name_put(x, name) : 0});
+                          sn_name_put(x, name)});
     x->mark = x->n;
     sn_commit(x);
 }

@@ -339,18 +339,17 @@ static int is_fd_dir(const char *dir)
     return yes;
 }
 
-/* Walks path's chain of symbolic links, asking hit(dir, base, arg) of each step's folder and
+/* Walks path's chain of symbolic links, asking hit(dir, base) of each step's folder and
  * name (path itself first, then where each link leads): the first answer >= 0, or -1 when no
  * step gives one (the chain ends, a link cannot be read, or 40 links were followed). */
-static int walk_links(const char *path, int (*hit)(const char *dir, const char *base, void *arg),
-                      void *arg)
+static int walk_links(const char *path, int (*hit)(const char *dir, const char *base))
 {
     char *cur = am_strdup(path);
     int found = -1;
     for (int hops = 0; hops < 40 && found < 0; hops++) { /* Linux follows at most 40 links */
         const char *base;
         char *dir = dir_of(cur, &base);
-        found = hit(dir, base, arg);
+        found = hit(dir, base);
         free(dir);
         char *next = found < 0 ? link_next(cur) : NULL;
         if (!next)
@@ -363,7 +362,7 @@ static int walk_links(const char *path, int (*hit)(const char *dir, const char *
 }
 
 /* walk_links: 1 when dir's real folder lies in /proc, else -1. */
-static int in_proc(const char *dir, const char *base, void *arg)
+static int in_proc(const char *dir, const char *base)
 {
     char *real = realpath(dir, NULL);
     int yes = real && (strcmp(real, "/proc") == 0 || strncmp(real, "/proc/", 6) == 0);
@@ -375,10 +374,10 @@ static int in_proc(const char *dir, const char *base, void *arg)
  * /dev/stdout, /dev/./fd/3), lies in /proc (where /dev/fd leads too): a descriptor's name,
  * written in place whatever the spelling. The test is on each step's real folder, not on how
  * the path is spelled. */
-static int names_descriptor(const char *path) { return walk_links(path, in_proc, NULL) >= 0; }
+static int names_descriptor(const char *path) { return walk_links(path, in_proc) >= 0; }
 
 /* walk_links: the held standard descriptor whose entry base is in dir, else -1. */
-static int held_entry(const char *dir, const char *base, void *arg)
+static int held_entry(const char *dir, const char *base)
 {
     char *end;
     long fd = strtol(base, &end, 10);
@@ -394,7 +393,7 @@ static int held_entry(const char *dir, const char *base, void *arg)
  * walk stops at the descriptor's own entry, before that. */
 static int held_std_fd(const char *path)
 {
-    return held_std ? walk_links(path, held_entry, NULL) : -1;
+    return held_std ? walk_links(path, held_entry) : -1;
 }
 
 /* x (fresh) made an output renamed into place at dest: its temporary created (tmp_create)
